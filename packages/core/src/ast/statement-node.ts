@@ -1,0 +1,125 @@
+import type { ColumnMeta } from "../schema/column-meta.js";
+import type { IndexMeta } from "../schema/index-meta.js";
+import type { TableMeta } from "../schema/table-meta.js";
+import type { ConditionNode } from "./condition-node.js";
+import type { ExpressionNode, ValueNode } from "./value-node.js";
+
+export interface OrderByItem {
+  readonly column: ColumnMeta;
+  readonly direction: "asc" | "desc";
+}
+
+export interface LockClause {
+  readonly kind: "lock";
+  readonly strength: "update" | "share";
+  readonly wait: "wait" | "skipLocked" | "noWait";
+  /** Table names the lock is restricted to (`FOR UPDATE OF`). Empty: every table. */
+  readonly of: readonly string[];
+}
+
+export interface SelectNode {
+  readonly kind: "select";
+  readonly table: TableMeta;
+  readonly columns: readonly ColumnMeta[];
+  readonly where: ConditionNode | undefined;
+  readonly orderBy: readonly OrderByItem[];
+  readonly limit: number | undefined;
+  readonly offset: number | undefined;
+  readonly lock: LockClause | undefined;
+}
+
+/** A SELECT of one column used as the operand of `in` / `notIn`. */
+export interface SubqueryNode {
+  readonly kind: "subquery";
+  readonly select: SelectNode;
+}
+
+export interface Assignment {
+  readonly column: ColumnMeta;
+  readonly value: ValueNode;
+}
+
+export interface OnConflictClause {
+  readonly kind: "onConflict";
+  /** Empty: no conflict target (`ON CONFLICT DO NOTHING`). */
+  readonly target: readonly ColumnMeta[];
+  /** The partial unique index's predicate, repeated so the server can infer the index. */
+  readonly targetWhere: ConditionNode | undefined;
+  readonly action: "nothing" | "update";
+  readonly set: readonly Assignment[];
+  readonly updateWhere: ConditionNode | undefined;
+}
+
+/** MySQL's `ON DUPLICATE KEY UPDATE`: any unique key, no target. */
+export interface OnDuplicateKeyClause {
+  readonly kind: "onDuplicateKey";
+  readonly set: readonly Assignment[];
+}
+
+/** MySQL's `INSERT IGNORE`. */
+export interface IgnoreDuplicatesClause {
+  readonly kind: "ignoreDuplicates";
+}
+
+export type ConflictClause = OnConflictClause | OnDuplicateKeyClause | IgnoreDuplicatesClause;
+
+export interface InsertNode {
+  readonly kind: "insert";
+  readonly table: TableMeta;
+  readonly columns: readonly ColumnMeta[];
+  readonly rows: readonly (readonly ValueNode[])[];
+  readonly conflict: ConflictClause | undefined;
+  readonly returning: readonly ColumnMeta[] | undefined;
+}
+
+export interface UpdateNode {
+  readonly kind: "update";
+  readonly table: TableMeta;
+  readonly set: readonly Assignment[];
+  readonly where: ConditionNode | undefined;
+  readonly allRows: boolean;
+  readonly returning: readonly ColumnMeta[] | undefined;
+}
+
+export interface DeleteNode {
+  readonly kind: "delete";
+  readonly table: TableMeta;
+  readonly where: ConditionNode | undefined;
+  readonly allRows: boolean;
+  readonly returning: readonly ColumnMeta[] | undefined;
+}
+
+/** A whole statement written with `sql.raw` / `sql.expr`. */
+export interface RawStatementNode {
+  readonly kind: "rawStatement";
+  readonly expression: ExpressionNode;
+}
+
+export interface CreateTableNode {
+  readonly kind: "createTable";
+  readonly table: TableMeta;
+  readonly ifNotExists: boolean;
+}
+
+export interface CreateIndexNode {
+  readonly kind: "createIndex";
+  readonly table: TableMeta;
+  readonly index: IndexMeta;
+  readonly ifNotExists: boolean;
+}
+
+export interface DropTableNode {
+  readonly kind: "dropTable";
+  readonly table: TableMeta;
+  readonly ifExists: boolean;
+}
+
+export type StatementNode =
+  | SelectNode
+  | InsertNode
+  | UpdateNode
+  | DeleteNode
+  | RawStatementNode
+  | CreateTableNode
+  | CreateIndexNode
+  | DropTableNode;

@@ -1,0 +1,46 @@
+import type { ColumnMeta } from "../schema/column-meta.js";
+
+/** A JavaScript value bound as a parameter. `column` tells the dialect how to encode it. */
+export interface ParamNode {
+  readonly kind: "param";
+  readonly value: unknown;
+  readonly column: ColumnMeta | undefined;
+}
+
+/** Verbatim SQL text from `sql.raw()`. The only door for text into a statement. */
+export interface RawNode {
+  readonly kind: "raw";
+  readonly text: string;
+}
+
+/** `` sql.expr`...` ``: fixed text between bound values (each value a parameter or a nested expression). */
+export interface TemplateNode {
+  readonly kind: "template";
+  readonly strings: readonly string[];
+  readonly values: readonly unknown[];
+}
+
+/** The database's current time, optionally shifted by a number of seconds (a value node). */
+export interface NowNode {
+  readonly kind: "now";
+  readonly plusSeconds: ValueNode | undefined;
+}
+
+/** The row proposed for insertion, inside an upsert's update (`excluded.x` / `VALUES(x)`). */
+export interface ExcludedNode {
+  readonly kind: "excluded";
+  readonly field: string;
+}
+
+/** A column of the statement's table, by field name (resolved by the compiler). */
+export interface ColumnRefNode {
+  readonly kind: "columnRef";
+  readonly field: string;
+}
+
+export type ExpressionNode = RawNode | TemplateNode | NowNode | ExcludedNode | ColumnRefNode;
+export type ValueNode = ParamNode | ExpressionNode;
+
+export function paramNode(value: unknown, column?: ColumnMeta): ParamNode {
+  return Object.freeze({ kind: "param", value, column });
+}

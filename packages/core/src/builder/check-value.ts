@@ -1,0 +1,67 @@
+import { ValidationError } from "../errors.js";
+import { describe } from "../expression/assert-bindable.js";
+import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const NUMERIC = /^-?\d+(\.\d+)?$/;
+
+type Check = (value: unknown, column: ColumnMeta) => string | undefined;
+
+const isString: Check = (v) => (typeof v === "string" ? undefined : "a string");
+
+const checks: Record<ColumnKind, Check> = {
+  text: isString,
+  varchar: (v, c) =>
+    typeof v !== "string"
+      ? "a string"
+      : c.length !== undefined && v.length > c.length
+        ? `at most ${c.length} characters`
+        : undefined,
+  uuid: (v) => (typeof v === "string" && UUID.test(v) ? undefined : "a uuid string"),
+  enum: (v, c) => (typeof v === "string" && c.enumValues?.includes(v) ? undefined : `one of ${c.enumValues?.map((e) => JSON.stringify(e)).join(", ")}`),
+  integer: (v) => (typeof v === "number" && Number.isSafeInteger(v) ? undefined : "a safe integer number"),
+  bigint: (v) => (typeof v === "bigint" || (typeof v === "number" && Number.isSafeInteger(v)) ? undefined : "a bigint"),
+  real: (v) => (typeof v === "number" && Number.isFinite(v) ? undefined : "a finite number"),
+  numeric: (v) =>
+    (typeof v === "string" && NUMERIC.test(v)) || typeof v === "bigint" || (typeof v === "number" && Number.isFinite(v))
+      ? undefined
+      : "a decimal string or number",
+  boolean: (v) => (typeof v === "boolean" ? undefined : "a boolean"),
+  datetime: (v) => (v instanceof Date && !Number.isNaN(v.getTime()) ? undefined : "a valid Date"),
+  date: (v) => (typeof v === "string" && DATE.test(v) ? undefined : "a YYYY-MM-DD string"),
+  json: (v) => (isJson(v, 0) ? undefined : "a JSON value (plain objects, arrays, strings, finite numbers, booleans, null)"),
+  bytes: (v) => (v instanceof Uint8Array ? undefined : "a Uint8Array or Buffer"),
+};
+
+function isJson(value: unknown, depth: number): boolean {
+  if (depth > 100) return false;
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every((v) => isJson(v, depth + 1));
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      return Object.values(value).every((v) => isJson(v, depth + 1));
+    }
+    default:
+      return false;
+  }
+}
+
+/** Throws ValidationError unless `value` fits the column (null only where the column allows it). */
+export function checkValue(column: ColumnMeta, value: unknown, where: string, allowNull = !column.notNull): void {
+  if (value === null) {
+    if (allowNull) return;
+    throw new ValidationError(`${where}: ${column.field} is NOT NULL and cannot be null`);
+  }
+  const expected = checks[column.kind](value, column);
+  if (expected !== undefined) {
+    throw new ValidationError(`${where}: ${column.field} expects ${expected}, got ${describe(value)}${typeof value === "string" ? ` ${JSON.stringify(value.slice(0, 60))}` : ""}`);
+  }
+}

@@ -1,0 +1,47 @@
+import type { DeleteNode, StatementNode } from "../ast/statement-node.js";
+import { ValidationError } from "../errors.js";
+import type { Model, ModelClass } from "../schema/model.js";
+import { tableMeta } from "../schema/table-meta.js";
+import type { FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
+import { markExecutable } from "./executable.js";
+import type { Executable } from "./executable.js";
+import { andConditions, resolveFields } from "./resolve-fields.js";
+import { isTrivial, resolveWhere } from "./resolve-where.js";
+
+export class DeleteBuilder<I extends Model, R> implements Executable<R> {
+  declare readonly __row?: R;
+  readonly #node: DeleteNode;
+
+  constructor(node: DeleteNode) {
+    this.#node = Object.freeze(node);
+    markExecutable(this);
+  }
+
+  where(condition: WhereArg<I>): DeleteBuilder<I, R> {
+    const resolved = resolveWhere(this.#node.table, condition, `deleteFrom(${this.#node.table.model.name}).where`);
+    return new DeleteBuilder({ ...this.#node, where: andConditions(this.#node.where, resolved) });
+  }
+
+  /** Opt in to deleting every row: without it a delete with no where is refused. */
+  allRows(): DeleteBuilder<I, R> {
+    return new DeleteBuilder({ ...this.#node, allRows: true });
+  }
+
+  returning(): DeleteBuilder<I, RowOf<I>>;
+  returning<const K extends readonly FieldOf<I>[]>(fields: K): DeleteBuilder<I, Simplify<Pick<RowOf<I>, K[number]>>>;
+  returning(fields?: readonly string[]): DeleteBuilder<I, unknown> {
+    return new DeleteBuilder({ ...this.#node, returning: resolveFields(this.#node.table, fields, "returning") });
+  }
+
+  toNode(): StatementNode {
+    if (!this.#node.allRows && isTrivial(this.#node.where)) {
+      throw new ValidationError(`deleteFrom(${this.#node.table.model.name}) has no where: it would delete every row. Add .where(...) or opt in with .allRows()`);
+    }
+    return this.#node;
+  }
+}
+
+/** `delete` is a reserved word, hence `deleteFrom`. */
+export function deleteFrom<M extends ModelClass>(model: M): DeleteBuilder<InstanceType<M>, never> {
+  return new DeleteBuilder({ kind: "delete", table: tableMeta(model), where: undefined, allRows: false, returning: undefined });
+}

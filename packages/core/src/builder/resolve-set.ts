@@ -1,0 +1,34 @@
+import type { Assignment } from "../ast/statement-node.js";
+import { ValidationError } from "../errors.js";
+import { describe } from "../expression/assert-bindable.js";
+import { expressionNode } from "../expression/expression.js";
+import type { TableMeta } from "../schema/table-meta.js";
+import { columnOf } from "../schema/table-meta.js";
+import { resolveValue } from "./resolve-value.js";
+
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** `{ field: value | expression }` into assignments; unknown fields and unfit values are refused. */
+export function resolveSet(table: TableMeta, input: unknown, where: string): Assignment[] {
+  if (!isPlainRecord(input)) throw new ValidationError(`${where}: expects an object of field values, got ${describe(input)}`);
+  const assignments: Assignment[] = [];
+  for (const field of Object.keys(input)) {
+    const column = columnOf(table, field, where);
+    const value = input[field];
+    if (value === undefined) continue;
+    const node = expressionNode(value);
+    if (node?.kind === "excluded") columnOf(table, node.field, `${where}: sql.excluded`);
+    assignments.push(Object.freeze({ column, value: resolveValue(column, value, `${where}`) }));
+  }
+  return assignments;
+}
+
+export function mergeAssignments(previous: readonly Assignment[], next: readonly Assignment[]): readonly Assignment[] {
+  const byField = new Map(previous.map((a) => [a.column.field, a]));
+  for (const a of next) byField.set(a.column.field, a);
+  return Object.freeze([...byField.values()]);
+}

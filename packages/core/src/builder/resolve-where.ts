@@ -1,0 +1,127 @@
+import type { CompareOperator, ConditionNode } from "../ast/condition-node.js";
+import { ValidationError } from "../errors.js";
+import { describe } from "../expression/assert-bindable.js";
+import { expressionNode } from "../expression/expression.js";
+import type { ColumnMeta } from "../schema/column-meta.js";
+import type { TableMeta } from "../schema/table-meta.js";
+import { isCondition } from "./condition.js";
+import { resolveValue } from "./resolve-value.js";
+import { isSubquery } from "./subquery.js";
+
+type Table = Pick<TableMeta, "model" | "name" | "byField">;
+
+const COMPARE: Record<string, CompareOperator> = {
+  eq: "=",
+  ne: "<>",
+  lt: "<",
+  lte: "<=",
+  gt: ">",
+  gte: ">=",
+  like: "like",
+  ilike: "ilike",
+};
+
+const TRUE: ConditionNode = Object.freeze({ kind: "constant", value: true });
+const FALSE: ConditionNode = Object.freeze({ kind: "constant", value: false });
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Turns the where language into a condition node, validating every field, operator and value. */
+export function resolveWhere(table: Table, input: unknown, where: string): ConditionNode {
+  const expression = expressionNode(input);
+  if (expression) return Object.freeze({ kind: "expressionCondition", expression });
+  if (isCondition(input)) {
+    const items = input.items.map((item) => resolveWhere(table, item, where));
+    if (input.op === "not") return Object.freeze({ kind: "not", item: items[0] as ConditionNode });
+    if (items.length === 0) return input.op === "and" ? TRUE : FALSE;
+    return items.length === 1 ? (items[0] as ConditionNode) : Object.freeze({ kind: input.op, items: Object.freeze(items) });
+  }
+  if (!isPlainObject(input)) {
+    throw new ValidationError(`${where}: expected an object of field conditions, got ${describe(input)}`);
+  }
+  const items: ConditionNode[] = [];
+  for (const field of Object.keys(input)) {
+    const column = table.byField.get(field);
+    if (!column) throw new ValidationError(`${where}: ${table.model.name || table.name} has no field "${field}"`);
+    items.push(resolveField(column, input[field], `${where} on ${field}`));
+  }
+  if (items.length === 0) return TRUE;
+  return items.length === 1 ? (items[0] as ConditionNode) : Object.freeze({ kind: "and", items: Object.freeze(items) });
+}
+
+function resolveField(column: ColumnMeta, value: unknown, where: string): ConditionNode {
+  if (value === null) return Object.freeze({ kind: "isNull", column, negated: false });
+  if (isPlainObject(value) && expressionNode(value) === undefined) {
+    const keys = Object.keys(value);
+    if (keys.length === 0) throw new ValidationError(`${where}: an empty operator object`);
+    const parts = keys.map((op) => resolveOperator(column, op, value[op], where));
+    return parts.length === 1 ? (parts[0] as ConditionNode) : Object.freeze({ kind: "and", items: Object.freeze(parts) });
+  }
+  if (Array.isArray(value)) throw new ValidationError(`${where}: an array is not a value; write { in: [...] }`);
+  return Object.freeze({ kind: "compare", column, op: "=", value: resolveValue(column, value, where, false) });
+}
+
+function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where: string): ConditionNode {
+  const at = `${where}.${op}`;
+  switch (op) {
+    case "eq":
+    case "ne":
+      if (operand === null) return Object.freeze({ kind: "isNull", column, negated: op === "ne" });
+      return Object.freeze({ kind: "compare", column, op: COMPARE[op] as CompareOperator, value: resolveValue(column, operand, at, false) });
+    case "lt":
+    case "lte":
+    case "gt":
+    case "gte":
+      return Object.freeze({ kind: "compare", column, op: COMPARE[op] as CompareOperator, value: resolveValue(column, operand, at, false) });
+    case "like":
+    case "ilike": {
+      if (typeof operand !== "string" && expressionNode(operand) === undefined) {
+        throw new ValidationError(`${at}: expects a string pattern, got ${describe(operand)}`);
+      }
+      const value = expressionNode(operand) ?? { kind: "param" as const, value: operand, column: undefined };
+      return Object.freeze({ kind: "compare", column, op: COMPARE[op] as CompareOperator, value });
+    }
+    case "isNull":
+      if (typeof operand !== "boolean") throw new ValidationError(`${at}: expects true or false, got ${describe(operand)}`);
+      return Object.freeze({ kind: "isNull", column, negated: !operand });
+    case "in":
+    case "notIn": {
+      const negated = op === "notIn";
+      if (isSubquery(operand)) {
+        const select = operand.node.select;
+        const inner = select.columns[0];
+        if (select.columns.length !== 1 || !inner) throw new ValidationError(`${at}: a subquery must select exactly one column`);
+        return Object.freeze({ kind: "inSubquery", column, negated, subquery: operand.node });
+      }
+      if (!Array.isArray(operand)) {
+        throw new ValidationError(`${at}: expects an array or select(...).asSubquery(field), got ${describe(operand)}`);
+      }
+      if (operand.length === 0) return negated ? TRUE : FALSE;
+      const values = Object.freeze(operand.map((v, i) => resolveValue(column, v, `${at}[${i}]`, false)));
+      return Object.freeze({ kind: "inList", column, negated, values });
+    }
+    case "between": {
+      if (!Array.isArray(operand) || operand.length !== 2) {
+        throw new ValidationError(`${at}: expects a [low, high] pair, got ${describe(operand)}`);
+      }
+      return Object.freeze({
+        kind: "between",
+        column,
+        low: resolveValue(column, operand[0], `${at}[0]`, false),
+        high: resolveValue(column, operand[1], `${at}[1]`, false),
+      });
+    }
+    default:
+      throw new ValidationError(
+        `${where}: unknown operator "${op}" (operators: eq, ne, lt, lte, gt, gte, in, notIn, isNull, between, like, ilike; a plain object is never a value)`,
+      );
+  }
+}
+
+export function isTrivial(condition: ConditionNode | undefined): boolean {
+  return condition === undefined || (condition.kind === "constant" && condition.value);
+}

@@ -1,0 +1,121 @@
+import type { LockClause, SelectNode, StatementNode } from "../ast/statement-node.js";
+import { ValidationError } from "../errors.js";
+import type { Model, ModelClass } from "../schema/model.js";
+import { columnOf, tableMeta } from "../schema/table-meta.js";
+import type { FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
+import { markExecutable } from "./executable.js";
+import type { Executable } from "./executable.js";
+import { andConditions, resolveFields } from "./resolve-fields.js";
+import { resolveWhere } from "./resolve-where.js";
+import { makeSubquery } from "./subquery.js";
+import type { Subquery } from "./subquery.js";
+
+export type LockTarget = string | ModelClass;
+
+export interface ForUpdateOptions {
+  /** Skip rows another transaction has locked instead of waiting for them. */
+  skipLocked?: boolean;
+  /** Fail at once instead of waiting for a locked row. */
+  noWait?: boolean;
+  /** Restrict the lock to these tables (names or model classes). */
+  of?: readonly LockTarget[];
+}
+
+export class SelectBuilder<I extends Model, R> implements Executable<R> {
+  declare readonly __row?: R;
+  readonly #node: SelectNode;
+
+  constructor(node: SelectNode) {
+    this.#node = Object.freeze(node);
+    markExecutable(this);
+  }
+
+  /** Adds conditions; several calls are ANDed. */
+  where(condition: WhereArg<I>): SelectBuilder<I, R> {
+    const resolved = resolveWhere(this.#node.table, condition, `select(${this.#node.table.model.name}).where`);
+    return new SelectBuilder({ ...this.#node, where: andConditions(this.#node.where, resolved) });
+  }
+
+  /** Adds a sort key; call again for further keys. */
+  orderBy(field: FieldOf<I>, direction: "asc" | "desc" = "asc"): SelectBuilder<I, R> {
+    if (direction !== "asc" && direction !== "desc") throw new ValidationError(`orderBy: direction must be "asc" or "desc"`);
+    const column = columnOf(this.#node.table, field, "orderBy");
+    return new SelectBuilder({ ...this.#node, orderBy: Object.freeze([...this.#node.orderBy, Object.freeze({ column, direction })]) });
+  }
+
+  limit(count: number): SelectBuilder<I, R> {
+    return new SelectBuilder({ ...this.#node, limit: nonNegativeInteger(count, "limit") });
+  }
+
+  offset(count: number): SelectBuilder<I, R> {
+    return new SelectBuilder({ ...this.#node, offset: nonNegativeInteger(count, "offset") });
+  }
+
+  /** Locks the selected rows until the transaction ends. Only meaningful inside `transaction()`. */
+  forUpdate(options: ForUpdateOptions = {}): SelectBuilder<I, R> {
+    return new SelectBuilder({ ...this.#node, lock: this.#lock("update", options) });
+  }
+
+  /** A shared lock: others may read and share-lock the rows, nobody may change them. */
+  forShare(options: ForUpdateOptions = {}): SelectBuilder<I, R> {
+    return new SelectBuilder({ ...this.#node, lock: this.#lock("share", options) });
+  }
+
+  /**
+   * Projects one field and marks the SELECT as the operand of `in` / `notIn`. ORDER BY, LIMIT and the
+   * lock travel with it into the outer statement.
+   */
+  asSubquery<K extends FieldOf<I>>(field: K): Subquery<Exclude<RowOf<I>[K], null>> {
+    const column = columnOf(this.#node.table, field, "asSubquery");
+    return makeSubquery({ kind: "subquery", select: Object.freeze({ ...this.#node, columns: Object.freeze([column]) }) });
+  }
+
+  toNode(): StatementNode {
+    return this.#node;
+  }
+
+  #lock(strength: LockClause["strength"], options: ForUpdateOptions): LockClause {
+    if (typeof options !== "object" || options === null) throw new ValidationError("forUpdate/forShare take an options object");
+    for (const key of Object.keys(options)) {
+      if (key !== "skipLocked" && key !== "noWait" && key !== "of") throw new ValidationError(`for${strength === "update" ? "Update" : "Share"}: unknown option "${key}"`);
+    }
+    if (options.skipLocked && options.noWait) throw new ValidationError("skipLocked and noWait cannot be combined");
+    const table = this.#node.table.name;
+    const of = (options.of ?? []).map((target) => {
+      const name = typeof target === "string" ? target : tableMeta(target).name;
+      if (name !== table) throw new ValidationError(`lock of: "${name}" is not a table of this query (${table})`);
+      return name;
+    });
+    return Object.freeze({
+      kind: "lock",
+      strength,
+      wait: options.skipLocked ? "skipLocked" : options.noWait ? "noWait" : "wait",
+      of: Object.freeze(of),
+    });
+  }
+}
+
+function nonNegativeInteger(value: number, what: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new ValidationError(`${what} expects a non-negative integer, got ${String(value)}`);
+  return value;
+}
+
+/** Selects every column of a model, or only the listed fields (rows then carry exactly those fields). */
+export function select<M extends ModelClass>(model: M): SelectBuilder<InstanceType<M>, RowOf<InstanceType<M>>>;
+export function select<M extends ModelClass, const K extends readonly FieldOf<InstanceType<M>>[]>(
+  model: M,
+  fields: K,
+): SelectBuilder<InstanceType<M>, Simplify<Pick<RowOf<InstanceType<M>>, K[number]>>>;
+export function select(model: ModelClass, fields?: readonly string[]): SelectBuilder<Model, unknown> {
+  const table = tableMeta(model);
+  return new SelectBuilder({
+    kind: "select",
+    table,
+    columns: resolveFields(table, fields, `select(${model.name})`),
+    where: undefined,
+    orderBy: Object.freeze([]),
+    limit: undefined,
+    offset: undefined,
+    lock: undefined,
+  });
+}

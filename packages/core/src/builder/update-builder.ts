@@ -1,0 +1,62 @@
+import type { StatementNode, UpdateNode } from "../ast/statement-node.js";
+import { ValidationError } from "../errors.js";
+import type { Model, ModelClass } from "../schema/model.js";
+import { tableMeta } from "../schema/table-meta.js";
+import type { FieldOf, RowOf, SetOf, Simplify, WhereArg } from "../types/model-types.js";
+import { markExecutable } from "./executable.js";
+import type { Executable } from "./executable.js";
+import { andConditions, resolveFields } from "./resolve-fields.js";
+import { mergeAssignments, resolveSet } from "./resolve-set.js";
+import { isTrivial, resolveWhere } from "./resolve-where.js";
+
+export class UpdateBuilder<I extends Model, R> implements Executable<R> {
+  declare readonly __row?: R;
+  readonly #node: UpdateNode;
+
+  constructor(node: UpdateNode) {
+    this.#node = Object.freeze(node);
+    markExecutable(this);
+  }
+
+  /** Values or expressions (`sql.raw`, `sql.expr`, `sql.now()`); any other object is a ValidationError. */
+  set(values: SetOf<I>): UpdateBuilder<I, R> {
+    const assignments = resolveSet(this.#node.table, values, `update(${this.#node.table.model.name}).set`);
+    return new UpdateBuilder({ ...this.#node, set: mergeAssignments(this.#node.set, assignments) });
+  }
+
+  where(condition: WhereArg<I>): UpdateBuilder<I, R> {
+    const resolved = resolveWhere(this.#node.table, condition, `update(${this.#node.table.model.name}).where`);
+    return new UpdateBuilder({ ...this.#node, where: andConditions(this.#node.where, resolved) });
+  }
+
+  /** Opt in to updating every row of the table: without it an update with no where is refused. */
+  allRows(): UpdateBuilder<I, R> {
+    return new UpdateBuilder({ ...this.#node, allRows: true });
+  }
+
+  returning(): UpdateBuilder<I, RowOf<I>>;
+  returning<const K extends readonly FieldOf<I>[]>(fields: K): UpdateBuilder<I, Simplify<Pick<RowOf<I>, K[number]>>>;
+  returning(fields?: readonly string[]): UpdateBuilder<I, unknown> {
+    return new UpdateBuilder({ ...this.#node, returning: resolveFields(this.#node.table, fields, "returning") });
+  }
+
+  toNode(): StatementNode {
+    const name = this.#node.table.model.name;
+    if (this.#node.set.length === 0) throw new ValidationError(`update(${name}): call .set() with at least one field`);
+    if (!this.#node.allRows && isTrivial(this.#node.where)) {
+      throw new ValidationError(`update(${name}) has no where: it would change every row. Add .where(...) or opt in with .allRows()`);
+    }
+    return this.#node;
+  }
+}
+
+export function update<M extends ModelClass>(model: M): UpdateBuilder<InstanceType<M>, never> {
+  return new UpdateBuilder({
+    kind: "update",
+    table: tableMeta(model),
+    set: Object.freeze([]),
+    where: undefined,
+    allRows: false,
+    returning: undefined,
+  });
+}

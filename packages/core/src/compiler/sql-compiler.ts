@@ -1,0 +1,386 @@
+import type { ConditionNode, InSubqueryNode } from "../ast/condition-node.js";
+import type {
+  Assignment,
+  ConflictClause,
+  DeleteNode,
+  InsertNode,
+  LockClause,
+  SelectNode,
+  StatementNode,
+  UpdateNode,
+} from "../ast/statement-node.js";
+import type { ValueNode } from "../ast/value-node.js";
+import { expressionNode } from "../expression/expression.js";
+import type { DialectCapabilities } from "../dialect/capabilities.js";
+import { UnsupportedFeatureError, ValidationError } from "../errors.js";
+import type { ColumnMeta } from "../schema/column-meta.js";
+import type { TableMeta } from "../schema/table-meta.js";
+import type { CompileContext, CompiledQuery } from "./compiled-query.js";
+import { compileCreateIndex, compileCreateTable } from "./ddl.js";
+import { formatLiteral } from "./format-literal.js";
+
+export interface BeginOptions {
+  readonly isolation?: "read uncommitted" | "read committed" | "repeatable read" | "serializable" | undefined;
+  readonly readOnly?: boolean | undefined;
+}
+
+/**
+ * Walks the AST once and writes standard SQL, asking the dialect's hooks for every difference.
+ * A dialect subclasses it and overrides only what differs; where the AST asks for something the
+ * capability table lacks, compilation throws UnsupportedFeatureError and nothing reaches the server.
+ */
+export abstract class SqlCompiler {
+  readonly dialectName: string;
+  readonly capabilities: DialectCapabilities;
+  readonly #cache = new WeakMap<StatementNode, CompiledQuery>();
+
+  constructor(dialectName: string, capabilities: DialectCapabilities) {
+    this.dialectName = dialectName;
+    this.capabilities = capabilities;
+  }
+
+  // ---- hooks every dialect provides -------------------------------------------------------
+  /** The placeholder for the n-th parameter (1-based). */
+  abstract placeholder(index: number): string;
+  /** SQL for the current time, comparable with stored datetimes. */
+  abstract nowSql(): string;
+  /** SQL for the current time shifted by `seconds` (an SQL fragment, usually a placeholder). */
+  abstract nowPlusSecondsSql(seconds: string): string;
+  /** The column type in CREATE TABLE. */
+  abstract columnType(column: ColumnMeta): string;
+
+  // ---- hooks with standard defaults -------------------------------------------------------
+  quoteIdentifier(name: string): string {
+    if (name.includes("\0")) throw new ValidationError(`Identifier ${JSON.stringify(name)} contains NUL`);
+    return `"${name.replaceAll('"', '""')}"`;
+  }
+
+  /** A JavaScript value into what the driver should bind. `column` is undefined for free values. */
+  encodeParam(value: unknown, _column: ColumnMeta | undefined): unknown {
+    return value;
+  }
+
+  /** A driver value into the column's JavaScript type. */
+  decodeValue(value: unknown, _column: ColumnMeta): unknown {
+    return value;
+  }
+
+  /** True when the driver already delivers this column's JavaScript value, so decoding can skip it. */
+  decodesAsIs(_column: ColumnMeta): boolean {
+    return this.decodeValue === SqlCompiler.prototype.decodeValue;
+  }
+
+  /** The statement that sends a notification (`listenNotify` dialects): two parameters, channel and payload. */
+  notifySql(): string | undefined {
+    return undefined;
+  }
+
+  /** A value written into DDL (defaults, index predicates). */
+  literal(value: unknown, column: ColumnMeta | undefined): string {
+    return formatLiteral(this.encodeParam(value, column), false);
+  }
+
+  beginStatements(options: BeginOptions): string[] {
+    const modes = [options.isolation && `ISOLATION LEVEL ${options.isolation.toUpperCase()}`, options.readOnly && "READ ONLY"];
+    return [["BEGIN", ...modes.filter(Boolean)].join(" ")];
+  }
+
+  savepointSql(name: string): string {
+    return `SAVEPOINT ${this.quoteIdentifier(name)}`;
+  }
+
+  releaseSavepointSql(name: string): string {
+    return `RELEASE SAVEPOINT ${this.quoteIdentifier(name)}`;
+  }
+
+  rollbackToSavepointSql(name: string): string {
+    return `ROLLBACK TO SAVEPOINT ${this.quoteIdentifier(name)}`;
+  }
+
+  unsupported(feature: string, hint: string): never {
+    throw new UnsupportedFeatureError(this.dialectName, feature, hint);
+  }
+
+  // ---- entry point ------------------------------------------------------------------------
+  compile(node: StatementNode): CompiledQuery {
+    const cached = this.#cache.get(node);
+    if (cached) return cached;
+    const ctx = newContext(node.kind === "createTable" || node.kind === "createIndex", tableOf(node));
+    const sql = this.statement(node, ctx);
+    if (ctx.params.length > this.capabilities.maxParams) {
+      throw new ValidationError(`${this.dialectName} takes at most ${this.capabilities.maxParams} parameters per statement; this one has ${ctx.params.length}. Insert in smaller batches.`);
+    }
+    const compiled: CompiledQuery = Object.freeze({ sql, params: Object.freeze(ctx.params), kind: node.kind, columns: resultColumns(node) });
+    this.#cache.set(node, compiled);
+    return compiled;
+  }
+
+  statement(node: StatementNode, ctx: CompileContext): string {
+    switch (node.kind) {
+      case "select":
+        return this.select(node, ctx);
+      case "insert":
+        return this.insert(node, ctx);
+      case "update":
+        return this.update(node, ctx);
+      case "delete":
+        return this.delete(node, ctx);
+      case "rawStatement":
+        return this.value(node.expression, ctx);
+      case "createTable":
+        return compileCreateTable(this, node, ctx);
+      case "createIndex":
+        return compileCreateIndex(this, node, ctx);
+      case "dropTable":
+        return `DROP TABLE ${node.ifExists ? "IF EXISTS " : ""}${this.quoteIdentifier(node.table.name)}`;
+      default:
+        return exhaustive(node);
+    }
+  }
+
+  // ---- statements -------------------------------------------------------------------------
+  select(node: SelectNode, ctx: CompileContext): string {
+    let sql = `SELECT ${this.columnList(node.columns)} FROM ${this.quoteIdentifier(node.table.name)}`;
+    sql += this.whereClause(node.where, ctx);
+    if (node.orderBy.length > 0) {
+      sql += ` ORDER BY ${node.orderBy.map((o) => `${this.quoteIdentifier(o.column.name)} ${o.direction.toUpperCase()}`).join(", ")}`;
+    }
+    sql += this.limitOffset(node.limit, node.offset);
+    if (node.lock) sql += ` ${this.lockClause(node.lock)}`;
+    return sql;
+  }
+
+  insert(node: InsertNode, ctx: CompileContext): string {
+    let sql = `${this.insertKeyword(node)} ${this.quoteIdentifier(node.table.name)}`;
+    if (node.columns.length === 0) {
+      sql += ` ${this.defaultValuesSql()}`;
+    } else {
+      sql += ` (${this.columnList(node.columns)}) VALUES `;
+      sql += node.rows.map((row) => `(${row.map((v) => this.value(v, ctx)).join(", ")})`).join(", ");
+    }
+    if (node.conflict) sql += this.conflictClause(node.conflict, ctx);
+    return sql + this.returningClause(node.returning, "insert");
+  }
+
+  update(node: UpdateNode, ctx: CompileContext): string {
+    let sql = `UPDATE ${this.quoteIdentifier(node.table.name)} SET ${this.assignments(node.set, ctx)}`;
+    sql += this.whereClause(node.where, ctx);
+    return sql + this.returningClause(node.returning, "update");
+  }
+
+  delete(node: DeleteNode, ctx: CompileContext): string {
+    let sql = `DELETE FROM ${this.quoteIdentifier(node.table.name)}`;
+    sql += this.whereClause(node.where, ctx);
+    return sql + this.returningClause(node.returning, "delete");
+  }
+
+  // ---- clauses ----------------------------------------------------------------------------
+  columnList(columns: readonly ColumnMeta[]): string {
+    return columns.map((c) => this.quoteIdentifier(c.name)).join(", ");
+  }
+
+  assignments(set: readonly Assignment[], ctx: CompileContext): string {
+    return set.map((a) => `${this.quoteIdentifier(a.column.name)} = ${this.value(a.value, ctx)}`).join(", ");
+  }
+
+  whereClause(where: ConditionNode | undefined, ctx: CompileContext): string {
+    return where ? ` WHERE ${this.condition(where, ctx, true)}` : "";
+  }
+
+  limitOffset(limit: number | undefined, offset: number | undefined): string {
+    return (limit === undefined ? "" : ` LIMIT ${limit}`) + (offset === undefined ? "" : ` OFFSET ${offset}`);
+  }
+
+  insertKeyword(_node: InsertNode): string {
+    return "INSERT INTO";
+  }
+
+  defaultValuesSql(): string {
+    return "DEFAULT VALUES";
+  }
+
+  lockClause(lock: LockClause): string {
+    const caps = this.capabilities;
+    const txHint = "Claim inside transaction() instead: on this dialect the write transaction is exclusive.";
+    if (lock.strength === "update" && !caps.rowLocks) this.unsupported("row locks (forUpdate)", txHint);
+    if (lock.strength === "share" && !caps.shareLocks) this.unsupported("shared row locks (forShare)", txHint);
+    if (lock.wait === "skipLocked" && !caps.skipLocked) this.unsupported("SKIP LOCKED", "Upgrade the server (MySQL 8, MariaDB 10.6+) or claim one row at a time.");
+    if (lock.wait === "noWait" && !caps.noWait) this.unsupported("NOWAIT", "Upgrade the server or use a lock timeout.");
+    if (lock.of.length > 0 && !caps.lockOf) this.unsupported("FOR UPDATE OF", "Drop { of }: on a single-table query every selected row is locked anyway.");
+    let sql = this.lockStrengthSql(lock.strength);
+    if (lock.of.length > 0) sql += ` OF ${lock.of.map((t) => this.quoteIdentifier(t)).join(", ")}`;
+    if (lock.wait === "skipLocked") sql += " SKIP LOCKED";
+    if (lock.wait === "noWait") sql += " NOWAIT";
+    return sql;
+  }
+
+  lockStrengthSql(strength: LockClause["strength"]): string {
+    return strength === "update" ? "FOR UPDATE" : "FOR SHARE";
+  }
+
+  returningClause(columns: readonly ColumnMeta[] | undefined, statement: "insert" | "update" | "delete"): string {
+    if (!columns) return "";
+    const caps = this.capabilities;
+    const supported = statement === "insert" ? caps.returningInsert : statement === "update" ? caps.returningUpdate : caps.returningDelete;
+    if (!supported) {
+      this.unsupported(
+        `RETURNING on ${statement.toUpperCase()}`,
+        statement === "update"
+          ? "Update inside transaction(), then select the rows by their ids."
+          : `Drop .returning() and read the rows with a select (${statement === "insert" ? "ids generated by defaultRandom() are known before the insert" : "select them before deleting, in the same transaction"}).`,
+      );
+    }
+    return ` RETURNING ${this.columnList(columns)}`;
+  }
+
+  conflictClause(conflict: ConflictClause, ctx: CompileContext): string {
+    const caps = this.capabilities;
+    switch (conflict.kind) {
+      case "ignoreDuplicates":
+        return " ON CONFLICT DO NOTHING";
+      case "onDuplicateKey":
+        return this.unsupported("ON DUPLICATE KEY UPDATE", "Use onConflictDoUpdate(target, set) on this dialect.");
+      case "onConflict": {
+        if (conflict.target.length > 0 && !caps.conflictTarget) {
+          this.unsupported("a conflict target (ON CONFLICT (columns))", "Use onDuplicateKeyUpdate(set) to update, or ignoreDuplicates() to skip: both act on any unique key, so keep one unique key per rule.");
+        }
+        if (conflict.targetWhere && !caps.conflictTargetWhere) {
+          this.unsupported("a conflict target predicate (partial unique index)", "Use ignoreDuplicates() or onDuplicateKeyUpdate(set) over a plain unique index.");
+        }
+        let sql = " ON CONFLICT";
+        if (conflict.target.length > 0) sql += ` (${this.columnList(conflict.target)})`;
+        if (conflict.targetWhere) sql += ` WHERE ${this.condition(conflict.targetWhere, ctx, true)}`;
+        if (conflict.action === "nothing") return `${sql} DO NOTHING`;
+        const qualified = { ...ctx, qualify: true };
+        sql += ` DO UPDATE SET ${this.assignments(conflict.set, qualified)}`;
+        if (conflict.updateWhere) sql += ` WHERE ${this.condition(conflict.updateWhere, qualified, true)}`;
+        return sql;
+      }
+      default:
+        return exhaustive(conflict);
+    }
+  }
+
+  /** `sql.excluded(field)`: the value the insert proposed. */
+  excludedSql(column: ColumnMeta): string {
+    return `excluded.${this.quoteIdentifier(column.name)}`;
+  }
+
+  // ---- conditions -------------------------------------------------------------------------
+  column(column: ColumnMeta, ctx: CompileContext): string {
+    const name = this.quoteIdentifier(column.name);
+    return ctx.qualify ? `${this.quoteIdentifier(column.table)}.${name}` : name;
+  }
+
+  condition(node: ConditionNode, ctx: CompileContext, top = false): string {
+    switch (node.kind) {
+      case "compare": {
+        const left = this.column(node.column, ctx);
+        const right = this.value(node.value, ctx);
+        return node.op === "ilike" ? this.ilikeSql(left, right) : `${left} ${node.op === "like" ? "LIKE" : node.op} ${right}`;
+      }
+      case "inList":
+        return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${node.values.map((v) => this.value(v, ctx)).join(", ")})`;
+      case "inSubquery":
+        return this.inSubquery(node, ctx);
+      case "isNull":
+        return `${this.column(node.column, ctx)} IS ${node.negated ? "NOT NULL" : "NULL"}`;
+      case "between":
+        return `${this.column(node.column, ctx)} BETWEEN ${this.value(node.low, ctx)} AND ${this.value(node.high, ctx)}`;
+      case "and":
+      case "or": {
+        const joined = node.items.map((item) => this.condition(item, ctx)).join(node.kind === "and" ? " AND " : " OR ");
+        return top ? joined : `(${joined})`;
+      }
+      case "not":
+        return `NOT (${this.condition(node.item, ctx, true)})`;
+      case "constant":
+        return node.value ? "1 = 1" : "1 = 0";
+      case "expressionCondition":
+        return `(${this.value(node.expression, ctx)})`;
+      default:
+        return exhaustive(node);
+    }
+  }
+
+  ilikeSql(left: string, right: string): string {
+    return `${left} ILIKE ${right}`;
+  }
+
+  inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
+    this.checkSubquery(node.subquery.select);
+    const inner = this.select(node.subquery.select, { ...ctx, qualify: false });
+    return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${inner})`;
+  }
+
+  checkSubquery(select: SelectNode): void {
+    if ((select.limit !== undefined || select.offset !== undefined) && !this.capabilities.limitInSubquery) {
+      this.unsupported(
+        "LIMIT inside an IN (SELECT ...) subquery",
+        "Claim in two steps: inside transaction(), select the ids with forUpdate(), then update where { id: { in: ids } }.",
+      );
+    }
+  }
+
+  // ---- values -----------------------------------------------------------------------------
+  value(node: ValueNode, ctx: CompileContext): string {
+    switch (node.kind) {
+      case "param":
+        return this.bind(node.value, node.column, ctx);
+      case "raw":
+        return node.text;
+      case "template":
+        return node.strings.reduce((sql, text, i) => {
+          if (i === 0) return text;
+          const value = node.values[i - 1];
+          const nested = expressionNode(value);
+          return sql + (nested ? this.value(nested, ctx) : this.bind(value, undefined, ctx)) + text;
+        }, "");
+      case "now":
+        return node.plusSeconds ? this.nowPlusSecondsSql(this.value(node.plusSeconds, ctx)) : this.nowSql();
+      case "excluded":
+        return this.excludedSql(this.fieldColumn(node.field, ctx, "sql.excluded"));
+      case "columnRef":
+        return this.column(this.fieldColumn(node.field, ctx, "sql.ref"), ctx);
+      default:
+        return exhaustive(node);
+    }
+  }
+
+  bind(value: unknown, column: ColumnMeta | undefined, ctx: CompileContext): string {
+    if (ctx.inline) return this.literal(value, column);
+    ctx.params.push(this.encodeParam(value, column));
+    return this.placeholder(ctx.params.length);
+  }
+
+  fieldColumn(field: string, ctx: CompileContext, what: string): ColumnMeta {
+    const column = ctx.table?.byField.get(field);
+    if (!column) throw new ValidationError(`${what}("${field}"): no such field on the statement's table`);
+    return column;
+  }
+}
+
+function newContext(inline: boolean, table: TableMeta | undefined): CompileContext {
+  return { params: [], inline, qualify: false, table };
+}
+
+function tableOf(node: StatementNode): TableMeta | undefined {
+  return node.kind === "rawStatement" ? undefined : node.table;
+}
+
+function resultColumns(node: StatementNode): readonly ColumnMeta[] | undefined {
+  switch (node.kind) {
+    case "select":
+      return node.columns;
+    case "insert":
+    case "update":
+    case "delete":
+      return node.returning;
+    default:
+      return undefined;
+  }
+}
+
+export function exhaustive(node: never): never {
+  throw new ValidationError(`Unknown node ${JSON.stringify((node as { kind?: string })?.kind)}`);
+}

@@ -1,0 +1,62 @@
+/**
+ * What a dialect (and the server behind it) can do. The compiler consults it and throws
+ * UnsupportedFeatureError where a statement asks for something missing; the queue recipes consult
+ * it to choose a strategy. Every flag defaults to the safe answer, `false`.
+ */
+export interface DialectCapabilities {
+  /** `SELECT ... FOR UPDATE` row locks. */
+  readonly rowLocks: boolean;
+  /** `FOR SHARE` (or the dialect's spelling of a shared row lock). */
+  readonly shareLocks: boolean;
+  readonly skipLocked: boolean;
+  readonly noWait: boolean;
+  /** `FOR UPDATE OF table`. */
+  readonly lockOf: boolean;
+  readonly returningInsert: boolean;
+  readonly returningUpdate: boolean;
+  readonly returningDelete: boolean;
+  /** LIMIT inside an `IN (SELECT ...)` operand. */
+  readonly limitInSubquery: boolean;
+  /** `ON CONFLICT (columns) ...` with a conflict target. */
+  readonly conflictTarget: boolean;
+  /** A WHERE after the conflict target (partial unique indexes as arbiters). */
+  readonly conflictTargetWhere: boolean;
+  /** `ON DUPLICATE KEY UPDATE`. */
+  readonly onDuplicateKey: boolean;
+  readonly partialIndexes: boolean;
+  readonly savepoints: boolean;
+  /** `LISTEN` / `NOTIFY` style wake-ups, through `engine.listen()` / `engine.notify()`. */
+  readonly listenNotify: boolean;
+  /**
+   * Write transactions exclude each other entirely (SQLite). A claim inside a transaction is then
+   * safe without row locks.
+   */
+  readonly serializedWrites: boolean;
+  /** Most bound parameters one statement may carry. */
+  readonly maxParams: number;
+}
+
+export const safeCapabilities: DialectCapabilities = Object.freeze({
+  rowLocks: false,
+  shareLocks: false,
+  skipLocked: false,
+  noWait: false,
+  lockOf: false,
+  returningInsert: false,
+  returningUpdate: false,
+  returningDelete: false,
+  limitInSubquery: false,
+  conflictTarget: false,
+  conflictTargetWhere: false,
+  onDuplicateKey: false,
+  partialIndexes: false,
+  savepoints: false,
+  listenNotify: false,
+  serializedWrites: false,
+  maxParams: 999,
+});
+
+/** A dialect's table: the safe defaults overridden by what it declares. */
+export function defineCapabilities(declared: Partial<DialectCapabilities>): DialectCapabilities {
+  return Object.freeze({ ...safeCapabilities, ...declared });
+}

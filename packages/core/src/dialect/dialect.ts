@@ -1,0 +1,33 @@
+import type { SqlCompiler } from "../compiler/sql-compiler.js";
+import type { QueryErrorKind } from "../errors.js";
+import type { DialectCapabilities } from "./capabilities.js";
+import type { Driver, DriverConfig, DriverConnection } from "./driver.js";
+
+/** The version of this contract. A dialect states the one it was written for. */
+export const DIALECT_CONTRACT_VERSION = 1;
+
+export interface ClassifiedError {
+  readonly kind: QueryErrorKind;
+  readonly driverCode: string | undefined;
+  readonly constraint?: string | undefined;
+  readonly message: string;
+}
+
+/**
+ * The plugin contract: everything a dialect package provides. The built-in dialects use nothing
+ * beyond it, so a third-party dialect can do whatever they do.
+ */
+export interface Dialect {
+  readonly contractVersion: number;
+  /** Human name used in errors: "PostgreSQL", "MySQL", "SQLite". */
+  readonly name: string;
+  /** URL schemes without the colon: ["postgres", "postgresql"]. */
+  readonly schemes: readonly string[];
+  /** Capabilities assumed before a connection has told more (see `inspectServer`). */
+  capabilitiesFor(url: string): DialectCapabilities;
+  createCompiler(capabilities: DialectCapabilities): SqlCompiler;
+  createDriver(config: DriverConfig): Driver;
+  classifyError(error: unknown): ClassifiedError;
+  /** Run once on the first connection: the capabilities of the actual server (e.g. its version). */
+  inspectServer?(connection: DriverConnection, assumed: DialectCapabilities): Promise<DialectCapabilities>;
+}

@@ -1,0 +1,42 @@
+/** A statement handed to a driver: SQL text with placeholders, and the encoded parameters. */
+export interface DriverQuery {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+  /** `array`: rows as value arrays in column order (shaped queries). `object`: rows keyed by column name. */
+  readonly rowMode: "array" | "object";
+  /** The query holds 64-bit integer columns that must not be rounded through `number`. */
+  readonly wantsBigInt?: boolean;
+}
+
+export interface DriverResult {
+  readonly rows: readonly unknown[];
+  readonly rowsAffected: number;
+}
+
+/** One connection, exclusively held until released. */
+export interface DriverConnection {
+  query(query: DriverQuery): Promise<DriverResult>;
+  /** Return the connection to the pool; `broken` discards it instead. */
+  release(broken?: boolean): void | Promise<void>;
+}
+
+export interface DriverConfig {
+  readonly url: string;
+  /** Connections the pool may open. */
+  readonly poolSize: number;
+  /** Server-side statement timeout, where the dialect supports one. */
+  readonly statementTimeoutMs: number | undefined;
+  /** Dialect-specific options passed through from `createEngine(url, { driver })`. */
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/** A pool over a real driver. */
+export interface Driver {
+  acquire(): Promise<DriverConnection>;
+  close(): Promise<void>;
+  /**
+   * Subscribe to a notification channel (dialects with `listenNotify`). Resolves once listening;
+   * the returned function unsubscribes.
+   */
+  listen?(channel: string, onMessage: (payload: string) => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
+}

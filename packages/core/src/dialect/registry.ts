@@ -1,0 +1,69 @@
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { DialectNotFoundError, ValidationError } from "../errors.js";
+import { DIALECT_CONTRACT_VERSION } from "./dialect.js";
+import type { Dialect } from "./dialect.js";
+
+const registry = new Map<string, Dialect>();
+
+/** The package each built-in scheme comes from, loaded when nothing is registered for it. */
+const conventional: Readonly<Record<string, string>> = {
+  postgres: "@tempest-db-js/dialect-postgres",
+  postgresql: "@tempest-db-js/dialect-postgres",
+  mysql: "@tempest-db-js/dialect-mysql",
+  mariadb: "@tempest-db-js/dialect-mysql",
+  sqlite: "@tempest-db-js/dialect-sqlite",
+};
+
+/** Makes a dialect available to `createEngine` for its URL schemes. Dialect packages call it on import. */
+export function registerDialect(dialect: Dialect): void {
+  if (dialect.contractVersion > DIALECT_CONTRACT_VERSION) {
+    throw new ValidationError(
+      `The ${dialect.name} dialect needs dialect contract ${dialect.contractVersion}; this tempest-db-js has ${DIALECT_CONTRACT_VERSION}. Upgrade tempest-db-js.`,
+    );
+  }
+  for (const scheme of dialect.schemes) registry.set(scheme.toLowerCase(), dialect);
+}
+
+export function schemeOf(url: string): string {
+  const match = /^([a-z][a-z0-9+.-]*):/i.exec(url);
+  if (!match?.[1]) throw new ValidationError(`Not a database URL: ${JSON.stringify(redactUrl(url))}`);
+  return match[1].toLowerCase();
+}
+
+/** The registered dialect for a URL, loading the conventional package when none is registered. */
+export function dialectFor(url: string): Dialect {
+  const scheme = schemeOf(url);
+  const found = registry.get(scheme);
+  if (found) return found;
+  const pkg = conventional[scheme];
+  if (!pkg) {
+    throw new DialectNotFoundError(
+      `No dialect is registered for "${scheme}:". Pass one with createEngine(url, { dialect }) or call registerDialect(dialect) first.`,
+    );
+  }
+  loadPackage(pkg);
+  const loaded = registry.get(scheme);
+  if (!loaded) throw new DialectNotFoundError(`${pkg} was loaded but registered no dialect for "${scheme}:"`);
+  return loaded;
+}
+
+/** Synchronous, so that createEngine stays synchronous: require() of an ES module works on Node ≥ 20.19. */
+function loadPackage(pkg: string): void {
+  const bases = [import.meta.url, join(process.cwd(), "package.json")];
+  let lastError: unknown;
+  for (const base of bases) {
+    try {
+      createRequire(base)(pkg);
+      return;
+    } catch (error) {
+      lastError = error;
+      if ((error as { code?: string }).code !== "MODULE_NOT_FOUND") break;
+    }
+  }
+  throw new DialectNotFoundError(`This URL needs the ${pkg} package. Install it: npm install ${pkg}`, { cause: lastError });
+}
+
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@");
+}

@@ -1,0 +1,153 @@
+import type { CompiledQuery } from "../compiler/compiled-query.js";
+import type { SqlCompiler } from "../compiler/sql-compiler.js";
+import type { DialectCapabilities } from "../dialect/capabilities.js";
+import type { Dialect } from "../dialect/dialect.js";
+import type { Driver, DriverConnection } from "../dialect/driver.js";
+import { queryErrorClass } from "../errors.js";
+import type { QueryError } from "../errors.js";
+import type { ExecutedQuery } from "./query-result.js";
+import type { QueryEvent } from "./query-event.js";
+import { rowDecoder } from "./row-decoder.js";
+
+export interface EngineSettings {
+  readonly url: string;
+  readonly poolSize: number;
+  readonly statementTimeoutMs: number | undefined;
+  readonly logParams: boolean;
+  readonly slowQueryMs: number;
+  readonly onQuery: ((event: QueryEvent) => void) | undefined;
+  readonly driverOptions: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The state one engine shares with its sessions and transactions: the dialect, the compiler for the
+ * server's capabilities, the lazily opened pool, and the one path every statement takes.
+ */
+export class EngineCore {
+  readonly dialect: Dialect;
+  readonly settings: EngineSettings;
+  compiler: SqlCompiler;
+  #driver: Driver | undefined;
+  #inspected: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(dialect: Dialect, settings: EngineSettings) {
+    this.dialect = dialect;
+    this.settings = settings;
+    this.compiler = dialect.createCompiler(dialect.capabilitiesFor(settings.url));
+  }
+
+  get capabilities(): DialectCapabilities {
+    return this.compiler.capabilities;
+  }
+
+  get driver(): Driver {
+    if (this.#closed) throw new Error("This engine is closed");
+    this.#driver ??= this.dialect.createDriver({
+      url: this.settings.url,
+      poolSize: this.settings.poolSize,
+      statementTimeoutMs: this.settings.statementTimeoutMs,
+      options: this.settings.driverOptions,
+    });
+    return this.#driver;
+  }
+
+  /** Once per engine, before the first statement: let the dialect read the server's capabilities. */
+  ready(): Promise<void> {
+    const inspect = this.dialect.inspectServer?.bind(this.dialect);
+    if (!inspect) return Promise.resolve();
+    this.#inspected ??= (async () => {
+      const connection = await this.acquire();
+      try {
+        const capabilities = await inspect(connection, this.compiler.capabilities);
+        this.compiler = this.dialect.createCompiler(capabilities);
+      } finally {
+        await connection.release();
+      }
+    })().catch((error) => {
+      this.#inspected = undefined;
+      throw error;
+    });
+    return this.#inspected;
+  }
+
+  async acquire(): Promise<DriverConnection> {
+    try {
+      return await this.driver.acquire();
+    } catch (error) {
+      throw this.wrapError(error, { sql: "(connect)", params: [] });
+    }
+  }
+
+  /** Runs a compiled statement on a connection: timing, the query event, error wrapping, row decoding. */
+  async run<R>(connection: DriverConnection, compiled: CompiledQuery, inTransaction: boolean): Promise<ExecutedQuery<R>> {
+    const { columns } = compiled;
+    const started = performance.now();
+    let rows: readonly unknown[];
+    let rowsAffected: number;
+    try {
+      const result = await connection.query({
+        sql: compiled.sql,
+        params: compiled.params,
+        rowMode: columns ? "array" : "object",
+        wantsBigInt: columns?.some((c) => c.kind === "bigint") ?? false,
+      });
+      rows = result.rows;
+      rowsAffected = result.rowsAffected;
+    } catch (error) {
+      const wrapped = this.wrapError(error, compiled);
+      this.emit(compiled, started, 0, wrapped, inTransaction);
+      throw wrapped;
+    }
+    let decoded: unknown[];
+    if (columns) {
+      const decode = rowDecoder(this.compiler, columns);
+      decoded = new Array(rows.length);
+      for (let i = 0; i < rows.length; i++) decoded[i] = decode(rows[i] as unknown[]);
+    } else {
+      decoded = rows as unknown[];
+    }
+    if (this.settings.onQuery) this.emit(compiled, started, decoded.length || rowsAffected, undefined, inTransaction);
+    return { rows: decoded as R[], rowsAffected };
+  }
+
+  wrapError(error: unknown, compiled: Pick<CompiledQuery, "sql" | "params">): QueryError {
+    const classified = this.dialect.classifyError(error);
+    const ErrorClass = queryErrorClass(classified.kind);
+    return new ErrorClass({
+      message: `${this.dialect.name}: ${classified.message}`,
+      sql: compiled.sql,
+      params: this.settings.logParams ? compiled.params : "[redacted]",
+      kind: classified.kind,
+      driverCode: classified.driverCode,
+      constraint: classified.constraint,
+      cause: error,
+    });
+  }
+
+  emit(compiled: CompiledQuery, started: number, rowCount: number, error: QueryError | undefined, inTransaction: boolean): void {
+    const onQuery = this.settings.onQuery;
+    if (!onQuery) return;
+    const durationMs = performance.now() - started;
+    try {
+      onQuery({
+        sql: compiled.sql,
+        params: this.settings.logParams ? compiled.params : undefined,
+        durationMs,
+        rowCount,
+        error,
+        slow: durationMs >= this.settings.slowQueryMs,
+        inTransaction,
+      });
+    } catch {
+      // A logging hook must never break a query.
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const driver = this.#driver;
+    this.#driver = undefined;
+    await driver?.close();
+  }
+}

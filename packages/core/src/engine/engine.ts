@@ -1,0 +1,79 @@
+import { createIndexes, createTable, dropTable } from "../builder/ddl.js";
+import type { Dialect } from "../dialect/dialect.js";
+import { dialectFor } from "../dialect/registry.js";
+import { ValidationError } from "../errors.js";
+import type { ModelClass } from "../schema/model.js";
+import { EngineCore } from "./engine-core.js";
+import type { QueryEvent } from "./query-event.js";
+import { Session } from "./session.js";
+
+export interface EngineOptions {
+  /** A dialect object, for third-party dialects or to skip the URL-scheme lookup. */
+  dialect?: Dialect;
+  /** Connections in the pool (default 10; SQLite uses one connection per engine). */
+  poolSize?: number;
+  /** Called after every statement with its SQL, duration and row count. */
+  onQuery?: (event: QueryEvent) => void;
+  /** Include bound parameters in query events and errors. Off by default: parameters may hold secrets. */
+  logParams?: boolean;
+  /** Query events at or above this duration have `slow: true` (default 1000 ms). */
+  slowQueryMs?: number;
+  /** Server-side statement timeout, where the dialect supports one. */
+  statementTimeoutMs?: number;
+  /** Passed to the dialect's driver as is (e.g. `{ busyTimeoutMs }` for SQLite). */
+  driver?: Record<string, unknown>;
+}
+
+/**
+ * The entry point: a connection pool for one database. Created synchronously; nothing connects
+ * until the first statement runs.
+ */
+export class Engine extends Session {
+  session(): Session {
+    return new Session(this.core);
+  }
+
+  /** Subscribe to a notification channel (`capabilities.listenNotify`). Returns the unsubscribe function. */
+  async listen(channel: string, onMessage: (payload: string) => void, onError: (error: unknown) => void = () => {}): Promise<() => Promise<void>> {
+    const listen = this.core.driver.listen?.bind(this.core.driver);
+    if (!this.capabilities.listenNotify || !listen) {
+      this.core.compiler.unsupported("notifications (LISTEN/NOTIFY)", "Poll instead; the queue recipes do so on this dialect.");
+    }
+    return listen(channel, onMessage, onError);
+  }
+
+  /** CREATE TABLE and CREATE INDEX for each model, in order (put referenced models first). */
+  async createAll(models: readonly ModelClass[], options: { ifNotExists?: boolean } = {}): Promise<void> {
+    for (const model of models) {
+      await this.execute(createTable(model, options)).rowsAffected();
+      for (const index of createIndexes(model, options)) await this.execute(index).rowsAffected();
+    }
+  }
+
+  /** DROP TABLE for each model, in reverse order. */
+  async dropAll(models: readonly ModelClass[], options: { ifExists?: boolean } = { ifExists: true }): Promise<void> {
+    for (const model of [...models].reverse()) await this.execute(dropTable(model, options)).rowsAffected();
+  }
+
+  async close(): Promise<void> {
+    await this.core.close();
+  }
+}
+
+/** Creates an engine for a database URL; the scheme picks the dialect (`postgresql:`, `mysql:`, `sqlite:`). */
+export function createEngine(url: string, options: EngineOptions = {}): Engine {
+  if (typeof url !== "string") throw new ValidationError("createEngine takes a database URL string");
+  const dialect = options.dialect ?? dialectFor(url);
+  const poolSize = options.poolSize ?? 10;
+  if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new ValidationError("poolSize must be a positive integer");
+  const core = new EngineCore(dialect, {
+    url,
+    poolSize,
+    statementTimeoutMs: options.statementTimeoutMs,
+    logParams: options.logParams ?? false,
+    slowQueryMs: options.slowQueryMs ?? 1000,
+    onQuery: options.onQuery,
+    driverOptions: Object.freeze({ ...options.driver }),
+  });
+  return new Engine(core);
+}

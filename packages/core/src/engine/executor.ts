@@ -1,0 +1,90 @@
+import type { StatementNode } from "../ast/statement-node.js";
+import type { Executable } from "../builder/executable.js";
+import { isExecutable } from "../builder/executable.js";
+import type { CompiledQuery } from "../compiler/compiled-query.js";
+import type { BeginOptions } from "../compiler/sql-compiler.js";
+import type { DialectCapabilities } from "../dialect/capabilities.js";
+import type { DriverConnection } from "../dialect/driver.js";
+import { TempestError, ValidationError } from "../errors.js";
+import type { Expression } from "../expression/expression.js";
+import { isExpression } from "../expression/expression.js";
+import type { EngineCore } from "./engine-core.js";
+import { QueryResult } from "./query-result.js";
+import type { ExecutedQuery } from "./query-result.js";
+
+export interface TransactionOptions extends BeginOptions {
+  /** Run the whole callback again, up to this many times, on a deadlock, serialization failure or lock-wait timeout. */
+  readonly retryOnDeadlock?: number;
+}
+
+/** Something statements can be executed on: the engine, a session or a transaction. */
+export interface Executor {
+  execute<R>(query: Executable<R>): QueryResult<R>;
+  execute(query: Expression<any>): QueryResult<Record<string, unknown>>;
+  transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  compile(query: Executable<unknown> | Expression<any>): CompiledQuery;
+  notify(channel: string, payload: string): Promise<void>;
+  readonly capabilities: DialectCapabilities;
+  readonly dialectName: string;
+}
+
+/** The transaction type seen by callbacks (declared here to avoid an import cycle). */
+export interface TransactionHandle extends Executor {
+  readonly depth: number;
+}
+
+export function toNode(query: Executable<unknown> | Expression<any>): StatementNode {
+  if (isExpression(query)) return Object.freeze({ kind: "rawStatement", expression: query.node });
+  if (isExecutable(query)) return query.toNode();
+  throw new ValidationError("execute() takes a query builder or sql.raw / sql.expr");
+}
+
+export abstract class BaseExecutor implements Executor {
+  readonly core: EngineCore;
+
+  constructor(core: EngineCore) {
+    this.core = core;
+  }
+
+  get capabilities(): DialectCapabilities {
+    return this.core.capabilities;
+  }
+
+  get dialectName(): string {
+    return this.core.dialect.name;
+  }
+
+  /** Compiles without running anything and without a connection. */
+  compile(query: Executable<unknown> | Expression<any>): CompiledQuery {
+    return this.core.compiler.compile(toNode(query));
+  }
+
+  execute<R>(query: Executable<R>): QueryResult<R>;
+  execute(query: Expression<any>): QueryResult<Record<string, unknown>>;
+  execute(query: Executable<unknown> | Expression<any>): QueryResult<any> {
+    // Built (and validated) now, so bad input throws at the call site, before anything runs.
+    const node = toNode(query);
+    return new QueryResult(async () => {
+      await this.core.ready();
+      return this.runCompiled(this.core.compiler.compile(node));
+    });
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    const sql = this.core.compiler.notifySql();
+    if (!sql) this.core.compiler.unsupported("notifications (LISTEN/NOTIFY)", "Poll instead; the queue recipes do so on this dialect.");
+    await this.core.ready();
+    await this.runCompiled({ sql, params: [channel, payload], kind: "rawStatement", columns: undefined });
+  }
+
+  abstract runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>>;
+  abstract transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
+
+export function finishedError(): TempestError {
+  return new TempestError("This transaction has already finished; run the statement inside the transaction callback.");
+}
+
+export async function runSql(core: EngineCore, connection: DriverConnection, sql: string, inTransaction: boolean): Promise<void> {
+  await core.run(connection, { sql, params: [], kind: "rawStatement", columns: undefined }, inTransaction);
+}

@@ -1,0 +1,142 @@
+/**
+ * Every error the library throws descends from TempestError. Each subclass has a stable `name` and
+ * `code`, and `static isInstance` checks the code rather than the prototype so that errors survive
+ * two copies of the package in one process.
+ */
+export class TempestError extends Error {
+  static readonly code: string = "TEMPEST_ERROR";
+  readonly code: string;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = (new.target as typeof TempestError).code;
+    this.name = new.target.name;
+  }
+
+  static isInstance<T extends TempestError>(this: (abstract new (...args: any[]) => T) & { readonly code: string }, value: unknown): value is T {
+    if (!(value instanceof Error)) return false;
+    const code = (value as { code?: unknown }).code;
+    if (code === this.code) return true;
+    // A subclass instance is also an instance of its parents.
+    let proto = Object.getPrototypeOf(value);
+    while (proto && proto !== Error.prototype) {
+      if ((proto.constructor as { code?: string }).code === this.code) return true;
+      proto = Object.getPrototypeOf(proto);
+    }
+    return false;
+  }
+}
+
+/** Bad input found while a query is built, before any SQL exists. Nothing was sent. */
+export class ValidationError extends TempestError {
+  static override readonly code = "VALIDATION_ERROR";
+}
+
+/** The dialect cannot express what the query asks for. Thrown while compiling; nothing was sent. */
+export class UnsupportedFeatureError extends TempestError {
+  static override readonly code = "UNSUPPORTED_FEATURE";
+  readonly dialect: string;
+  readonly feature: string;
+  readonly hint: string;
+
+  constructor(dialect: string, feature: string, hint: string) {
+    super(`${dialect} does not support ${feature}. ${hint}`);
+    this.dialect = dialect;
+    this.feature = feature;
+    this.hint = hint;
+  }
+}
+
+/** `.one()` found no row. */
+export class NoResultError extends TempestError {
+  static override readonly code = "NO_RESULT";
+}
+
+/** `.one()` or `.oneOrNull()` found more than one row. */
+export class TooManyResultsError extends TempestError {
+  static override readonly code = "TOO_MANY_RESULTS";
+  readonly count: number;
+  constructor(count: number) {
+    super(`Expected at most one row, got ${count}`);
+    this.count = count;
+  }
+}
+
+/** The dialect for a URL scheme is not installed or not registered. */
+export class DialectNotFoundError extends TempestError {
+  static override readonly code = "DIALECT_NOT_FOUND";
+}
+
+export type QueryErrorKind =
+  | "deadlock"
+  | "serialization"
+  | "lock-timeout"
+  | "lock-not-available"
+  | "unique-violation"
+  | "foreign-key-violation"
+  | "not-null-violation"
+  | "check-violation"
+  | "connection"
+  | "statement-timeout"
+  | "syntax"
+  | "other";
+
+const RETRYABLE: ReadonlySet<QueryErrorKind> = new Set(["deadlock", "serialization", "lock-timeout"]);
+
+/**
+ * The server or driver refused a statement. Carries the SQL that failed; parameters are redacted
+ * unless the engine was created with `logParams: true`.
+ */
+export class QueryError extends TempestError {
+  static override readonly code: string = "QUERY_ERROR";
+  readonly sql: string;
+  readonly params: readonly unknown[] | "[redacted]";
+  readonly kind: QueryErrorKind;
+  /** The driver's own error code (SQLSTATE, errno name, SQLITE_*). */
+  readonly driverCode: string | undefined;
+  readonly constraint: string | undefined;
+
+  constructor(args: {
+    message: string;
+    sql: string;
+    params: readonly unknown[] | "[redacted]";
+    kind: QueryErrorKind;
+    driverCode?: string | undefined;
+    constraint?: string | undefined;
+    cause: unknown;
+  }) {
+    super(`${args.message}\n  sql: ${args.sql}`, { cause: args.cause });
+    this.sql = args.sql;
+    this.params = args.params;
+    this.kind = args.kind;
+    this.driverCode = args.driverCode;
+    this.constraint = args.constraint;
+  }
+
+  /** True when running the whole transaction again may succeed (deadlock, serialization failure, lock wait timeout). */
+  get retryable(): boolean {
+    return RETRYABLE.has(this.kind);
+  }
+}
+
+/** A deadlock, serialization failure or lock-wait timeout: retry the whole transaction. */
+export class RetryableTransactionError extends QueryError {
+  static override readonly code = "RETRYABLE_TRANSACTION";
+}
+
+/** A unique, foreign-key, not-null or check constraint refused the row. */
+export class ConstraintViolationError extends QueryError {
+  static override readonly code = "CONSTRAINT_VIOLATION";
+}
+
+/** The connection dropped or could not be opened. The pool discards the connection. */
+export class ConnectionError extends QueryError {
+  static override readonly code = "CONNECTION_ERROR";
+}
+
+export function queryErrorClass(kind: QueryErrorKind): typeof QueryError {
+  if (RETRYABLE.has(kind)) return RetryableTransactionError;
+  if (kind.endsWith("-violation")) return ConstraintViolationError;
+  if (kind === "connection") return ConnectionError;
+  return QueryError;
+}

@@ -1,0 +1,41 @@
+import { ValidationError } from "../errors.js";
+
+/**
+ * The values that may travel as a parameter without a column to say how: scalars, Date and bytes.
+ * Anything else (a plain object, an array, a function, a symbol, a class instance) is refused,
+ * because binding it would write garbage or open a door for injection.
+ */
+export function assertBindable(value: unknown, where: string): void {
+  if (isScalar(value)) return;
+  throw new ValidationError(`${where}: ${describe(value)} is not a value that can be bound; use sql.raw() / sql.expr\`\` for SQL`);
+}
+
+export function isScalar(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+    case "bigint":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object":
+      return value === null || value instanceof Date || value instanceof Uint8Array;
+    default:
+      return false;
+  }
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number") return `the number ${value}`;
+  if (typeof value === "function") return "a function";
+  if (typeof value === "symbol") return "a symbol";
+  if (typeof value === "undefined") return "undefined";
+  if (typeof value === "object") {
+    const proto = Object.getPrototypeOf(value);
+    if (proto === Object.prototype || proto === null) return "a plain object";
+    return `an instance of ${proto.constructor?.name ?? "an unknown class"}`;
+  }
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,28 @@
+import type { ExpressionNode } from "../ast/value-node.js";
+
+const BRAND = Symbol.for("tempest-db-js.expression");
+
+/**
+ * A piece of SQL made by `sql.raw`, `sql.expr`, `sql.now` and friends. The brand is a
+ * non-enumerable symbol, so no parsed JSON or spread object can ever pass as an expression.
+ */
+export interface Expression<T = unknown> {
+  readonly node: ExpressionNode;
+  /** Phantom: the value type the expression produces. */
+  readonly __expressionType?: T;
+}
+
+export function brandExpression<T>(node: ExpressionNode): Expression<T> {
+  const expression = { node: Object.freeze(node) };
+  Object.defineProperty(expression, BRAND, { value: true });
+  return Object.freeze(expression);
+}
+
+export function isExpression(value: unknown): value is Expression {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/** The node behind a branded expression, or undefined for anything else. */
+export function expressionNode(value: unknown): ExpressionNode | undefined {
+  return isExpression(value) ? value.node : undefined;
+}

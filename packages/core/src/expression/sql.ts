@@ -1,0 +1,50 @@
+import { ValidationError } from "../errors.js";
+import { paramNode } from "../ast/value-node.js";
+import type { ValueNode } from "../ast/value-node.js";
+import { brandExpression, expressionNode } from "./expression.js";
+import type { Expression } from "./expression.js";
+import { assertBindable } from "./assert-bindable.js";
+
+function raw<T = unknown>(text: string): Expression<T> {
+  if (typeof text !== "string") throw new ValidationError("sql.raw() takes a string of SQL");
+  return brandExpression({ kind: "raw", text });
+}
+
+function expr<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]): Expression<T> {
+  if (!Array.isArray(strings) || !("raw" in strings)) {
+    throw new ValidationError("sql.expr is a tagged template: write sql.expr`...${value}...`");
+  }
+  values.forEach((value, i) => {
+    if (expressionNode(value) === undefined) assertBindable(value, `sql.expr value #${i + 1}`);
+  });
+  return brandExpression({ kind: "template", strings: Object.freeze([...strings]), values: Object.freeze(values) });
+}
+
+function secondsNode(seconds: number | Expression<number>): ValueNode {
+  const node = expressionNode(seconds);
+  if (node) return node;
+  if (typeof seconds !== "number" || !Number.isFinite(seconds)) {
+    throw new ValidationError(`sql.now().plusSeconds takes a finite number, got ${String(seconds)}`);
+  }
+  return paramNode(seconds);
+}
+
+/**
+ * The SQL toolbox. `sql.raw` is the only way to put text into a statement verbatim; everything
+ * else binds values as parameters.
+ */
+export const sql = {
+  /** Verbatim SQL. Never build its text from user input. */
+  raw,
+  /** A parameterized SQL fragment: each `${value}` is bound, or inlined when it is itself an expression. */
+  expr,
+  /** The database's current time, in a form every dialect compares correctly with stored datetimes. */
+  now: (): Expression<Date> => brandExpression({ kind: "now", plusSeconds: undefined }),
+  /** The database's current time plus (or minus) a number of seconds, bound as a parameter. */
+  nowPlusSeconds: (seconds: number | Expression<number>): Expression<Date> =>
+    brandExpression({ kind: "now", plusSeconds: secondsNode(seconds) }),
+  /** In an upsert's update: the value the insert proposed for this field. */
+  excluded: <T = unknown>(field: string): Expression<T> => brandExpression({ kind: "excluded", field }),
+  /** The column behind a model field of the statement's table, quoted for the dialect. */
+  ref: <T = unknown>(field: string): Expression<T> => brandExpression({ kind: "columnRef", field }),
+};

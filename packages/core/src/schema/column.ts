@@ -1,0 +1,104 @@
+import type { Expression } from "../expression/expression.js";
+import { expressionNode } from "../expression/expression.js";
+import type { ColumnKind, ColumnReference, ColumnSpec } from "./column-meta.js";
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+const COLUMN = Symbol.for("tempest-db-js.column");
+
+/**
+ * A column builder. Every method returns a new column; the type parameters track the TypeScript
+ * value type `T`, whether it is NOT NULL (`N`) and whether the database fills it when omitted (`D`).
+ */
+export class Column<T, N extends boolean = false, D extends boolean = false> {
+  declare readonly __value: T;
+  declare readonly __notNull: N;
+  declare readonly __hasDefault: D;
+  readonly spec: ColumnSpec;
+
+  constructor(spec: ColumnSpec) {
+    this.spec = Object.freeze(spec);
+    Object.defineProperty(this, COLUMN, { value: true });
+  }
+
+  notNull(): Column<T, true, D> {
+    return new Column({ ...this.spec, notNull: true });
+  }
+
+  /** Primary key columns are NOT NULL. */
+  primaryKey(): Column<T, true, D> {
+    return new Column({ ...this.spec, primaryKey: true, notNull: true });
+  }
+
+  unique(): Column<T, N, D> {
+    return new Column({ ...this.spec, unique: true });
+  }
+
+  /** A default the database applies when an insert omits the column: a value or an expression such as `sql.now()`. */
+  default(value: T | Expression<unknown>): Column<T, N, true> {
+    const node = expressionNode(value);
+    return new Column({
+      ...this.spec,
+      default: node ? { kind: "expression", node } : { kind: "value", value },
+    });
+  }
+
+  /** A random uuid default: the builder fills it on insert, and the database where it has a function for it. */
+  defaultRandom(this: Column<string, N, D>): Column<string, N, true> {
+    return new Column({ ...this.spec, default: { kind: "random" } });
+  }
+
+  /** Override the database name of this column (wins over the model's `naming`). */
+  name(dbName: string): Column<T, N, D> {
+    return new Column({ ...this.spec, dbName });
+  }
+
+  references(
+    model: () => unknown,
+    field?: string,
+    options: { onDelete?: ColumnReference["onDelete"] } = {},
+  ): Column<T, N, D> {
+    return new Column({ ...this.spec, references: { model, field, onDelete: options.onDelete } });
+  }
+
+  static isColumn(value: unknown): value is Column<unknown, boolean, boolean> {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[COLUMN] === true;
+  }
+}
+
+function make<T>(kind: ColumnKind, extra: Partial<ColumnSpec> = {}): Column<T, false, false> {
+  return new Column<T>({
+    kind,
+    notNull: false,
+    primaryKey: false,
+    unique: false,
+    default: undefined,
+    enumValues: undefined,
+    length: undefined,
+    precision: undefined,
+    scale: undefined,
+    references: undefined,
+    dbName: undefined,
+    ...extra,
+  });
+}
+
+export const column = {
+  uuid: () => make<string>("uuid"),
+  text: () => make<string>("text"),
+  varchar: (length: number) => make<string>("varchar", { length }),
+  integer: () => make<number>("integer"),
+  bigint: () => make<bigint>("bigint"),
+  real: () => make<number>("real"),
+  /** Exact decimals travel as strings so that no digit is lost. */
+  numeric: (precision?: number, scale?: number) => make<string>("numeric", { precision, scale }),
+  boolean: () => make<boolean>("boolean"),
+  /** A point in time, stored in UTC with millisecond precision on every dialect. */
+  datetime: () => make<Date>("datetime"),
+  /** A calendar date as `YYYY-MM-DD`. */
+  date: () => make<string>("date"),
+  json: <T extends JsonValue = JsonValue>() => make<T>("json"),
+  enum: <const V extends readonly [string, ...string[]]>(...values: V) =>
+    make<V[number]>("enum", { enumValues: Object.freeze([...values]) }),
+  bytes: () => make<Uint8Array>("bytes"),
+};

@@ -1,0 +1,21 @@
+import type { Index } from "./index.js";
+
+/**
+ * Base class of every model. Columns are instance fields (`id = column.uuid().primaryKey()`); the
+ * table is described by statics. The class is instantiated once to read its columns, then cached.
+ */
+export abstract class Model {
+  /** The table name. Required. */
+  static tablename: string;
+  /** `"snake_case"` maps camelCase fields to snake_case columns; the default keeps field names. */
+  static naming?: string;
+  /** Indexes created with the table. */
+  static indexes?: readonly Index<any>[];
+}
+
+/** A model class as the builders take it. */
+export type ModelClass<I extends Model = Model> = (new () => I) & {
+  readonly tablename: string;
+  readonly naming?: string;
+  readonly indexes?: readonly Index<any>[];
+};

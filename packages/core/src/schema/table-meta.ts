@@ -1,0 +1,84 @@
+import { resolveWhere } from "../builder/resolve-where.js";
+import { ValidationError } from "../errors.js";
+import { Column } from "./column.js";
+import type { ColumnMeta } from "./column-meta.js";
+import { Index } from "./index.js";
+import type { IndexMeta } from "./index-meta.js";
+import type { ModelClass } from "./model.js";
+import { namingFunction } from "./naming.js";
+
+/** A model read once: its table, its columns in declaration order, its indexes. Frozen and cached per class. */
+export interface TableMeta {
+  readonly model: ModelClass;
+  readonly name: string;
+  readonly columns: readonly ColumnMeta[];
+  readonly byField: ReadonlyMap<string, ColumnMeta>;
+  readonly primaryKey: readonly ColumnMeta[];
+  readonly indexes: readonly IndexMeta[];
+}
+
+const cache = new WeakMap<object, TableMeta>();
+
+export function tableMeta(model: ModelClass): TableMeta {
+  const cached = cache.get(model);
+  if (cached) return cached;
+  const meta = readModel(model);
+  cache.set(model, meta);
+  return meta;
+}
+
+function readModel(model: ModelClass): TableMeta {
+  if (typeof model !== "function") throw new ValidationError("Expected a model class");
+  const modelName = model.name || "model";
+  const table = model.tablename;
+  if (typeof table !== "string" || table.length === 0) {
+    throw new ValidationError(`${modelName} needs a static tablename`);
+  }
+  const toColumnName = namingFunction(model.naming, modelName);
+  const instance = new model() as unknown as Record<string, unknown>;
+  const columns: ColumnMeta[] = [];
+  for (const field of Object.keys(instance)) {
+    const value = instance[field];
+    if (!Column.isColumn(value)) continue;
+    const spec = value.spec;
+    columns.push(
+      Object.freeze({
+        ...spec,
+        field,
+        name: spec.dbName ?? toColumnName(field),
+        table,
+        required: spec.notNull && spec.default === undefined,
+      }),
+    );
+  }
+  if (columns.length === 0) throw new ValidationError(`${modelName} declares no columns`);
+  const names = new Set<string>();
+  for (const c of columns) {
+    if (names.has(c.name)) throw new ValidationError(`${modelName}: two fields map to the column "${c.name}"`);
+    names.add(c.name);
+  }
+  const byField = new Map(columns.map((c) => [c.field, c]));
+  const partial = { model, name: table, columns: Object.freeze(columns), byField, primaryKey: columns.filter((c) => c.primaryKey) };
+  const indexes = (model.indexes ?? []).map((declared): IndexMeta => {
+    if (!Index.isIndex(declared)) throw new ValidationError(`${modelName}.indexes must hold index(...) declarations`);
+    const spec = declared.spec;
+    if (spec.fields.length === 0) throw new ValidationError(`index ${spec.name} has no fields`);
+    const cols = spec.fields.map((field) => {
+      const col = byField.get(field);
+      if (!col) throw new ValidationError(`index ${spec.name}: ${modelName} has no field "${field}"`);
+      return col;
+    });
+    const where = spec.where === undefined ? undefined : resolveWhere(partial, spec.where, `index ${spec.name}`);
+    if (where?.kind === "inSubquery") throw new ValidationError(`index ${spec.name}: a subquery cannot be an index predicate`);
+    return Object.freeze({ name: spec.name, columns: Object.freeze(cols), unique: spec.unique, where });
+  });
+  return Object.freeze({ ...partial, indexes: Object.freeze(indexes) });
+}
+
+export function columnOf(table: TableMeta, field: string, where: string): ColumnMeta {
+  const column = table.byField.get(field);
+  if (!column) {
+    throw new ValidationError(`${where}: ${table.model.name || table.name} has no field "${field}"`);
+  }
+  return column;
+}
