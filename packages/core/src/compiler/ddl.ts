@@ -3,6 +3,7 @@ import type { CreateIndexNode, CreateTableNode } from "../ast/statement-node.js"
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import { tableMeta } from "../schema/table-meta.js";
+import type { TableMeta } from "../schema/table-meta.js";
 import type { ModelClass } from "../schema/model.js";
 import type { CompileContext } from "./compiled-query.js";
 import type { SqlCompiler } from "./sql-compiler.js";
@@ -19,7 +20,7 @@ export interface DdlHooks {
 
 export function compileCreateTable(compiler: SqlCompiler & DdlHooks, node: CreateTableNode, ctx: CompileContext): string {
   const q = (name: string) => compiler.quoteIdentifier(name);
-  const parts = node.table.columns.map((column) => columnDefinition(compiler, column, ctx));
+  const parts = node.table.columns.map((column) => columnDefinition(compiler, column, node.table, ctx));
   if (node.table.primaryKey.length > 0) parts.push(`PRIMARY KEY (${compiler.columnList(node.table.primaryKey)})`);
   for (const column of node.table.columns) {
     if (column.unique) parts.push(`UNIQUE (${q(column.name)})`);
@@ -34,8 +35,8 @@ export function compileCreateTable(compiler: SqlCompiler & DdlHooks, node: Creat
   return `CREATE TABLE ${node.ifNotExists ? "IF NOT EXISTS " : ""}${q(node.table.name)} (${parts.join(", ")})`;
 }
 
-function columnDefinition(compiler: SqlCompiler & DdlHooks, column: ColumnMeta, ctx: CompileContext): string {
-  let sql = `${compiler.quoteIdentifier(column.name)} ${compiler.columnType(column)}`;
+function columnDefinition(compiler: SqlCompiler & DdlHooks, column: ColumnMeta, table: TableMeta, ctx: CompileContext): string {
+  let sql = `${compiler.quoteIdentifier(column.name)} ${compiler.columnType(column, table)}`;
   if (column.notNull) sql += " NOT NULL";
   const fallback = column.default;
   if (fallback?.kind === "value") sql += ` DEFAULT ${compiler.literal(fallback.value, column)}`;

@@ -46,8 +46,8 @@ export abstract class SqlCompiler {
   abstract nowSql(): string;
   /** SQL for the current time shifted by `seconds` (an SQL fragment, usually a placeholder). */
   abstract nowPlusSecondsSql(seconds: string): string;
-  /** The column type in CREATE TABLE. */
-  abstract columnType(column: ColumnMeta): string;
+  /** The column type in CREATE TABLE. `table` tells, e.g., whether the column is part of an index. */
+  abstract columnType(column: ColumnMeta, table: TableMeta): string;
 
   // ---- hooks with standard defaults -------------------------------------------------------
   quoteIdentifier(name: string): string {

@@ -1,0 +1,92 @@
+import { SqlCompiler } from "tempest-db-js";
+import type { ColumnMeta, CompileContext, DdlHooks, DialectCapabilities } from "tempest-db-js";
+import { decodePostgres, decodesAsIs, encodePostgres } from "./postgres-types.js";
+
+type InSubquery = Parameters<SqlCompiler["inSubquery"]>[0];
+
+export class PostgresCompiler extends SqlCompiler implements DdlHooks {
+  constructor(capabilities: DialectCapabilities) {
+    super("PostgreSQL", capabilities);
+  }
+
+  placeholder(index: number): string {
+    return `$${index}`;
+  }
+
+  nowSql(): string {
+    return "now()";
+  }
+
+  nowPlusSecondsSql(seconds: string): string {
+    return `(now() + make_interval(secs => ${seconds}))`;
+  }
+
+  override encodeParam(value: unknown, column: ColumnMeta | undefined): unknown {
+    return encodePostgres(value, column);
+  }
+
+  override decodeValue(value: unknown, column: ColumnMeta): unknown {
+    return decodePostgres(value, column);
+  }
+
+  override decodesAsIs(column: ColumnMeta): boolean {
+    return decodesAsIs(column);
+  }
+
+  override literal(value: unknown, column: ColumnMeta | undefined): string {
+    if (value instanceof Uint8Array) return `'\\x${Buffer.from(value).toString("hex")}'::bytea`;
+    if (value instanceof Date) return `'${value.toISOString()}'::timestamptz`;
+    return super.literal(value, column);
+  }
+
+  override notifySql(): string {
+    return "SELECT pg_notify($1, $2)";
+  }
+
+  /**
+   * A locked or limited subquery becomes `= ANY(ARRAY(...))`: the array is an InitPlan, computed
+   * exactly once. As a plain IN the planner may choose a semi-join that runs the subquery again,
+   * which under SKIP LOCKED can claim more rows than the LIMIT.
+   */
+  override inSubquery(node: InSubquery, ctx: CompileContext): string {
+    const select = node.subquery.select;
+    if (select.lock === undefined && select.limit === undefined) return super.inSubquery(node, ctx);
+    const inner = this.select(select, { ...ctx, qualify: false });
+    const test = `${this.column(node.column, ctx)} = ANY(ARRAY(${inner}))`;
+    return node.negated ? `NOT (${test})` : test;
+  }
+
+  columnType(column: ColumnMeta): string {
+    switch (column.kind) {
+      case "uuid":
+        return "uuid";
+      case "text":
+      case "enum":
+        return "text";
+      case "varchar":
+        return `varchar(${column.length ?? 255})`;
+      case "integer":
+        return "integer";
+      case "bigint":
+        return "bigint";
+      case "real":
+        return "double precision";
+      case "numeric":
+        return column.precision === undefined ? "numeric" : `numeric(${column.precision}, ${column.scale ?? 0})`;
+      case "boolean":
+        return "boolean";
+      case "datetime":
+        return "timestamptz(3)";
+      case "date":
+        return "date";
+      case "json":
+        return "jsonb";
+      case "bytes":
+        return "bytea";
+    }
+  }
+
+  randomUuidSql(): string {
+    return "gen_random_uuid()";
+  }
+}

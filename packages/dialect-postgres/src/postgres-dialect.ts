@@ -1,0 +1,59 @@
+import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
+import type { ClassifiedError, Dialect, QueryErrorKind } from "tempest-db-js";
+import { PostgresCompiler } from "./postgres-compiler.js";
+import { PostgresDriver } from "./postgres-driver.js";
+
+export const postgresCapabilities = defineCapabilities({
+  rowLocks: true,
+  shareLocks: true,
+  skipLocked: true,
+  noWait: true,
+  lockOf: true,
+  returningInsert: true,
+  returningUpdate: true,
+  returningDelete: true,
+  limitInSubquery: true,
+  conflictTarget: true,
+  conflictTargetWhere: true,
+  partialIndexes: true,
+  savepoints: true,
+  listenNotify: true,
+  maxParams: 65535,
+});
+
+const SQLSTATE: Record<string, QueryErrorKind> = {
+  "40P01": "deadlock",
+  "40001": "serialization",
+  "55P03": "lock-not-available",
+  "23505": "unique-violation",
+  "23503": "foreign-key-violation",
+  "23502": "not-null-violation",
+  "23514": "check-violation",
+  "57014": "statement-timeout",
+  "57P01": "connection",
+  "57P02": "connection",
+  "57P03": "connection",
+  "42601": "syntax",
+};
+
+const NETWORK = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH"]);
+
+export function classifyPostgresError(error: unknown): ClassifiedError {
+  const e = error as { code?: unknown; message?: unknown; constraint?: unknown };
+  const code = typeof e?.code === "string" ? e.code : undefined;
+  const message = typeof e?.message === "string" ? e.message : String(error);
+  let kind: QueryErrorKind = (code && SQLSTATE[code]) || "other";
+  if (kind === "other" && code && (code.startsWith("08") || NETWORK.has(code))) kind = "connection";
+  if (kind === "other" && /Connection terminated|connection is closed|Client has encountered a connection error/i.test(message)) kind = "connection";
+  return { kind, driverCode: code, constraint: typeof e?.constraint === "string" ? e.constraint : undefined, message };
+}
+
+export const postgresDialect: Dialect = {
+  contractVersion: DIALECT_CONTRACT_VERSION,
+  name: "PostgreSQL",
+  schemes: ["postgres", "postgresql"],
+  capabilitiesFor: () => postgresCapabilities,
+  createCompiler: (capabilities) => new PostgresCompiler(capabilities),
+  createDriver: (config) => new PostgresDriver(config),
+  classifyError: classifyPostgresError,
+};

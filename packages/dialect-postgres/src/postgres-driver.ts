@@ -1,0 +1,66 @@
+import pg from "pg";
+import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
+import { postgresTypeParsers } from "./postgres-types.js";
+
+class PostgresConnection implements DriverConnection {
+  readonly #client: pg.PoolClient;
+
+  constructor(client: pg.PoolClient) {
+    this.#client = client;
+  }
+
+  async query(query: DriverQuery): Promise<DriverResult> {
+    const values = query.params as unknown[];
+    const result: pg.QueryResult | pg.QueryArrayResult =
+      query.rowMode === "array"
+        ? await this.#client.query({ text: query.sql, values, rowMode: "array" })
+        : await this.#client.query({ text: query.sql, values });
+    // A multi-statement raw query yields one result per statement: report the last.
+    const last = Array.isArray(result) ? (result[result.length - 1] as pg.QueryResult) : result;
+    return { rows: last?.rows ?? [], rowsAffected: last?.rowCount ?? 0 };
+  }
+
+  release(broken?: boolean): void {
+    this.#client.release(broken === true);
+  }
+}
+
+/** A pg.Pool. Idle clients that die (server restart, pg_terminate_backend) are dropped, never thrown. */
+export class PostgresDriver implements Driver {
+  readonly #pool: pg.Pool;
+  readonly #config: DriverConfig;
+
+  constructor(config: DriverConfig) {
+    this.#config = config;
+    this.#pool = new pg.Pool({
+      connectionString: config.url,
+      max: config.poolSize,
+      types: postgresTypeParsers,
+      ...(config.statementTimeoutMs === undefined ? {} : { statement_timeout: config.statementTimeoutMs }),
+      ...config.options,
+    });
+    this.#pool.on("error", () => {});
+  }
+
+  async acquire(): Promise<DriverConnection> {
+    return new PostgresConnection(await this.#pool.connect());
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  /** LISTEN on a dedicated connection outside the pool, so that it never holds a pooled one. */
+  async listen(channel: string, onMessage: (payload: string) => void, onError: (error: unknown) => void): Promise<() => Promise<void>> {
+    const client = new pg.Client({ connectionString: this.#config.url, ...this.#config.options });
+    client.on("error", onError);
+    client.on("notification", (message) => {
+      if (message.channel === channel) onMessage(message.payload ?? "");
+    });
+    await client.connect();
+    await client.query(`LISTEN "${channel.replaceAll('"', '""')}"`);
+    return async () => {
+      await client.end().catch(() => {});
+    };
+  }
+}

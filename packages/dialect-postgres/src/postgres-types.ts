@@ -1,0 +1,43 @@
+import type { ColumnMeta } from "tempest-db-js";
+import pg from "pg";
+
+/**
+ * How values travel to and from PostgreSQL. Dates go as Date (pg sends them with their offset into
+ * timestamptz); json as text, since pg would turn a JS array into a PostgreSQL array; int8 as text
+ * both ways, so that no digit is rounded through `number`.
+ */
+export function encodePostgres(value: unknown, column: ColumnMeta | undefined): unknown {
+  if (value === null) return null;
+  if (column?.kind === "json") return JSON.stringify(value);
+  if (typeof value === "bigint") return value.toString();
+  if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  return value;
+}
+
+export function decodePostgres(value: unknown, column: ColumnMeta): unknown {
+  switch (column.kind) {
+    case "bigint":
+      return typeof value === "bigint" ? value : BigInt(value as string);
+    case "datetime":
+      return value instanceof Date ? value : new Date(value as string);
+    case "bytes":
+      return value instanceof Uint8Array ? value : Buffer.from(value as string);
+    default:
+      return value;
+  }
+}
+
+/** Kinds whose pg value already is the JavaScript value. */
+export function decodesAsIs(column: ColumnMeta): boolean {
+  return column.kind !== "bigint";
+}
+
+const DATE_OID = 1082;
+
+/** Per-pool type parsers: a `date` stays `YYYY-MM-DD` instead of becoming a local-midnight Date. */
+export const postgresTypeParsers = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === DATE_OID && format !== "binary") return (text: string) => text;
+    return pg.types.getTypeParser(oid, format as "text");
+  },
+};
