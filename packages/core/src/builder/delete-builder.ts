@@ -9,7 +9,7 @@ import { andConditions, resolveFields } from "./resolve-fields.js";
 import { isTrivial, resolveWhere } from "./resolve-where.js";
 
 export class DeleteBuilder<I extends Model, R> implements Executable<R> {
-  declare readonly __row?: R;
+  declare readonly __row?: [R];
   readonly #node: DeleteNode;
 
   constructor(node: DeleteNode) {

@@ -5,8 +5,11 @@ const EXECUTABLE = Symbol.for("tempest-db-js.executable");
 /** Anything `execute()` and `compile()` take. `R` is the row type the statement returns. */
 export interface Executable<R = unknown> {
   toNode(): StatementNode;
-  /** Phantom: the row type. */
-  readonly __row?: R;
+  /**
+   * Phantom: the row type, boxed so that `execute()` infers `never` (no rows) rather than
+   * `undefined` from a statement without RETURNING.
+   */
+  readonly __row?: [R];
 }
 
 export function markExecutable(target: object): void {

@@ -30,7 +30,7 @@ export interface OnConflictDoUpdateOptions<I> {
 }
 
 export class InsertBuilder<I extends Model, R> implements Executable<R> {
-  declare readonly __row?: R;
+  declare readonly __row?: [R];
   readonly #node: InsertNode;
 
   constructor(node: InsertNode) {

@@ -22,7 +22,7 @@ export interface ForUpdateOptions {
 }
 
 export class SelectBuilder<I extends Model, R> implements Executable<R> {
-  declare readonly __row?: R;
+  declare readonly __row?: [R];
   readonly #node: SelectNode;
 
   constructor(node: SelectNode) {

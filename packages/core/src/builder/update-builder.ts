@@ -10,7 +10,7 @@ import { mergeAssignments, resolveSet } from "./resolve-set.js";
 import { isTrivial, resolveWhere } from "./resolve-where.js";
 
 export class UpdateBuilder<I extends Model, R> implements Executable<R> {
-  declare readonly __row?: R;
+  declare readonly __row?: [R];
   readonly #node: UpdateNode;
 
   constructor(node: UpdateNode) {
