@@ -42,20 +42,22 @@ export function dialectFor(url: string): Dialect {
       `No dialect is registered for "${scheme}:". Pass one with createEngine(url, { dialect }) or call registerDialect(dialect) first.`,
     );
   }
-  loadPackage(pkg);
-  const loaded = registry.get(scheme);
-  if (!loaded) throw new DialectNotFoundError(`${pkg} was loaded but registered no dialect for "${scheme}:"`);
+  const exported = loadPackage(pkg);
+  // The package registers itself on import; its default export covers a second copy of core.
+  const loaded = registry.get(scheme) ?? exported;
+  if (!loaded || !loaded.schemes?.includes(scheme)) throw new DialectNotFoundError(`${pkg} was loaded but provides no dialect for "${scheme}:"`);
   return loaded;
 }
 
 /** Synchronous, so that createEngine stays synchronous: require() of an ES module works on Node ≥ 20.19. */
-function loadPackage(pkg: string): void {
+function loadPackage(pkg: string): Dialect | undefined {
+  // From core's own location (npm's flat node_modules), then from the application (pnpm's strict layout).
   const bases = [import.meta.url, join(process.cwd(), "package.json")];
   let lastError: unknown;
   for (const base of bases) {
     try {
-      createRequire(base)(pkg);
-      return;
+      const mod = createRequire(base)(pkg) as { default?: Dialect };
+      return mod.default;
     } catch (error) {
       lastError = error;
       if ((error as { code?: string }).code !== "MODULE_NOT_FOUND") break;
