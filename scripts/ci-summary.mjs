@@ -1,22 +1,42 @@
 #!/usr/bin/env node
 // Sums the vitest JSON reports that each package's `test` script writes to .ci-out/<dir>.json
 // and prints one line, "N passed, M failed[, K skipped]". Exits non-zero when a test or a test
-// file failed, when a package under packages/ left no report (its tests never ran), or when no
-// test ran at all: a green run must have proved something.
+// file failed, when a workspace package whose test script names a report left none (its tests
+// never ran), or when no test ran at all: a green run must have proved something.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(root, ".ci-out");
 
-const expected = readdirSync(join(root, "packages"), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name)
-  .filter((name) => {
-    const manifest = join(root, "packages", name, "package.json");
-    return existsSync(manifest) && Boolean(JSON.parse(readFileSync(manifest, "utf8")).scripts?.test);
+// Every workspace package whose test script names a JSON report must leave one behind.
+function workspaceDirs() {
+  const yaml = readFileSync(join(root, "pnpm-workspace.yaml"), "utf8");
+  const globs = [];
+  for (const line of yaml.slice(yaml.indexOf("packages:")).split("\n").slice(1)) {
+    const item = /^\s+-\s+["']?([^"'\s]+)["']?\s*$/.exec(line);
+    if (!item) break;
+    globs.push(item[1]);
+  }
+  return globs.flatMap((glob) => {
+    if (!glob.endsWith("/*")) return [glob];
+    const parent = glob.slice(0, -2);
+    if (!existsSync(join(root, parent))) return [];
+    return readdirSync(join(root, parent), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `${parent}/${entry.name}`);
   });
+}
+
+const expected = new Map(); // report file name -> package dir
+for (const dir of workspaceDirs()) {
+  const manifest = join(root, dir, "package.json");
+  if (!existsSync(manifest)) continue;
+  const script = JSON.parse(readFileSync(manifest, "utf8")).scripts?.test ?? "";
+  const target = /--outputFile\.json[= ](\S+)/.exec(script);
+  if (target) expected.set(relative(outDir, resolve(root, dir, target[1])), dir);
+}
 
 const reports = existsSync(outDir) ? readdirSync(outDir).filter((file) => file.endsWith(".json")) : [];
 
@@ -51,8 +71,8 @@ for (const file of reports.sort()) {
   );
 }
 
-for (const name of expected) {
-  if (!reports.includes(`${name}.json`)) problems.push(`packages/${name}: no test report (its tests did not run)`);
+for (const [report, dir] of expected) {
+  if (!reports.includes(report)) problems.push(`${dir}: no test report (its tests did not run)`);
 }
 if (passed + failed === 0) problems.push("no test ran");
 
