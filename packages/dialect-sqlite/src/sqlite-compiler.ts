@@ -1,0 +1,96 @@
+import { SqlCompiler } from "tempest-db-js";
+import type { BeginOptions, ColumnMeta, DdlHooks, DialectCapabilities } from "tempest-db-js";
+import { decodeSqlite, decodesAsIs, encodeSqlite } from "./sqlite-types.js";
+
+type LockClause = Parameters<SqlCompiler["lockClause"]>[0];
+
+/** The text `Date.toISOString()` writes, so stored and database-made times compare as text. */
+const ISO_NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now'";
+
+const NO_ROW_LOCKS_HINT =
+  "SQLite has no row locks. Claim inside engine.transaction(), which takes BEGIN IMMEDIATE: the database's single write lock is held until commit, so no other writer (connection or process) can claim the same rows.";
+
+export class SqliteCompiler extends SqlCompiler implements DdlHooks {
+  constructor(capabilities: DialectCapabilities) {
+    super("SQLite", capabilities);
+  }
+
+  placeholder(): string {
+    return "?";
+  }
+
+  nowSql(): string {
+    return `${ISO_NOW})`;
+  }
+
+  /** `||` binds tighter than any arithmetic in SQLite, hence the inner parentheses. */
+  nowPlusSecondsSql(seconds: string): string {
+    return `${ISO_NOW},((${seconds}) || ' seconds'))`;
+  }
+
+  override encodeParam(value: unknown, column: ColumnMeta | undefined): unknown {
+    return encodeSqlite(value, column);
+  }
+
+  override decodeValue(value: unknown, column: ColumnMeta): unknown {
+    return decodeSqlite(value, column);
+  }
+
+  override decodesAsIs(column: ColumnMeta): boolean {
+    return decodesAsIs(column);
+  }
+
+  /** ASCII case folding, like SQLite's own LIKE; other letters need the ICU extension. */
+  override ilikeSql(left: string, right: string): string {
+    return `LOWER(${left}) LIKE LOWER(${right})`;
+  }
+
+  /** SQLite has no OFFSET without LIMIT; a negative LIMIT means none. */
+  override limitOffset(limit: number | undefined, offset: number | undefined): string {
+    if (limit === undefined && offset !== undefined) return ` LIMIT -1 OFFSET ${offset}`;
+    return super.limitOffset(limit, offset);
+  }
+
+  /**
+   * A write transaction takes the write lock at BEGIN (IMMEDIATE), so it waits up to busy_timeout
+   * there instead of failing with SQLITE_BUSY halfway when it first writes, and so that a claim
+   * inside it is exclusive. Isolation levels are ignored: SQLite transactions are serializable.
+   * readOnly opens a DEFERRED transaction (a read snapshot that takes no write lock); SQLite does
+   * not refuse writes in it.
+   */
+  override beginStatements(options: BeginOptions): string[] {
+    return [options.readOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE"];
+  }
+
+  /** Always an error, whatever the options: a lock that silently does not exist loses rows under load. */
+  override lockClause(lock: LockClause): string {
+    return this.unsupported(lock.strength === "update" ? "row locks (forUpdate)" : "shared row locks (forShare)", NO_ROW_LOCKS_HINT);
+  }
+
+  columnType(column: ColumnMeta): string {
+    switch (column.kind) {
+      case "integer":
+      case "bigint":
+      case "boolean":
+        return "INTEGER";
+      case "real":
+        return "REAL";
+      case "bytes":
+        return "BLOB";
+      case "uuid":
+      case "text":
+      case "varchar":
+      case "enum":
+      case "numeric":
+      case "datetime":
+      case "date":
+      case "json":
+        return "TEXT";
+    }
+  }
+
+  /** SQLite has no uuid function: `defaultRandom()` columns are filled by the insert builder. */
+  randomUuidSql(): undefined {
+    return undefined;
+  }
+}

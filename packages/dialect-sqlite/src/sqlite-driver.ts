@@ -1,0 +1,247 @@
+import Database from "better-sqlite3";
+import { ValidationError } from "tempest-db-js";
+import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
+import { parseSqliteUrl } from "./sqlite-url.js";
+import type { SqliteTarget } from "./sqlite-url.js";
+
+/** Options accepted through `createEngine(url, { driver: { ... } })`. */
+export interface SqliteDriverOptions {
+  /** How long a statement waits for another connection's write lock before SQLITE_BUSY (default 5000). */
+  readonly busyTimeoutMs?: number;
+  /** Prepared statements kept per engine, least recently used dropped first (default 256). */
+  readonly statementCacheSize?: number;
+}
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+/** Hands the one connection to one holder at a time, in the order they asked. */
+class FifoMutex {
+  #locked = false;
+  readonly #waiters: (() => void)[] = [];
+
+  lock(): Promise<void> {
+    if (!this.#locked) {
+      this.#locked = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Passes the lock straight to the next waiter, so nobody can cut in between. */
+  unlock(): void {
+    const next = this.#waiters.shift();
+    if (next) next();
+    else this.#locked = false;
+  }
+}
+
+/** The engine's single connection, lent to one holder until `release()`. */
+class SqliteConnection implements DriverConnection {
+  readonly #run: (query: DriverQuery) => DriverResult;
+  readonly #release: (broken: boolean) => void;
+  #released = false;
+
+  constructor(run: (query: DriverQuery) => DriverResult, release: (broken: boolean) => void) {
+    this.#run = run;
+    this.#release = release;
+  }
+
+  async query(query: DriverQuery): Promise<DriverResult> {
+    if (this.#released) throw new Error("This SQLite connection was already released");
+    return this.#run(query);
+  }
+
+  release(broken?: boolean): void {
+    // A second release would hand the mutex to a second holder while the first still runs.
+    if (this.#released) return;
+    this.#released = true;
+    this.#release(broken === true);
+  }
+}
+
+/**
+ * One better-sqlite3 Database per engine, lent out through a FIFO mutex: SQLite allows one open
+ * transaction per connection, so a transaction holds the connection from BEGIN to COMMIT and every
+ * other statement of this engine waits behind it. Consequently, inside `engine.transaction(fn)`
+ * run statements on `tx`: a statement on the engine itself would wait for the transaction that is
+ * waiting for it.
+ *
+ * better-sqlite3 is synchronous: while another process holds the write lock, a statement here
+ * blocks the event loop for up to `busyTimeoutMs` before failing with SQLITE_BUSY (a retryable
+ * `lock-timeout`). Use one engine per database file per process; two engines on one file in one
+ * process contend through the file lock like two processes do, and the blocked one blocks both.
+ */
+export class SqliteDriver implements Driver {
+  readonly target: SqliteTarget;
+  readonly busyTimeoutMs: number;
+  readonly statementCacheSize: number;
+  readonly #mutex = new FifoMutex();
+  /** Insertion order is recency order: a hit moves its entry to the end. */
+  readonly #statements = new Map<string, Statement>();
+  #db: Database.Database | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(config: DriverConfig) {
+    this.target = parseSqliteUrl(config.url);
+    const options = readOptions(config.options);
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.statementCacheSize = options.statementCacheSize ?? 256;
+  }
+
+  /** Prepared statements currently cached (for diagnostics and tests). */
+  get preparedStatementCount(): number {
+    return this.#statements.size;
+  }
+
+  async acquire(): Promise<DriverConnection> {
+    if (this.#closing) throw new Error("The SQLite database is closed");
+    await this.#mutex.lock();
+    try {
+      this.#open();
+    } catch (error) {
+      this.#mutex.unlock();
+      throw error;
+    }
+    return new SqliteConnection(
+      (query) => this.#run(query),
+      (broken) => {
+        if (broken) this.#discard();
+        this.#mutex.unlock();
+      },
+    );
+  }
+
+  /** Waits for the current holder and everyone already queued, then closes the database. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#mutex.lock();
+      try {
+        this.#statements.clear();
+        this.#db?.close();
+        this.#db = undefined;
+      } finally {
+        this.#mutex.unlock();
+      }
+    })();
+    return this.#closing;
+  }
+
+  #open(): Database.Database {
+    if (this.#db) return this.#db;
+    const db = new Database(this.target.filename, { timeout: this.busyTimeoutMs });
+    try {
+      if (!this.target.memory) {
+        // WAL lets readers run beside the one writer, also across processes. A file system that
+        // cannot do WAL keeps its rollback journal: BEGIN IMMEDIATE still serializes the writers.
+        db.pragma("journal_mode = WAL");
+        // Durable across application crashes; only a power loss can drop the last commits.
+        db.pragma("synchronous = NORMAL");
+      }
+      db.pragma("foreign_keys = ON");
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    this.#db = db;
+    return db;
+  }
+
+  /**
+   * A connection core gave up on (a failed ROLLBACK, a dropped file). A file database is closed and
+   * reopened on the next acquire, which also ends any transaction left open; an in-memory database
+   * would lose its contents that way, so it is only rolled back.
+   */
+  #discard(): void {
+    const db = this.#db;
+    if (!db) return;
+    if (this.target.memory) {
+      if (db.inTransaction) {
+        try {
+          db.exec("ROLLBACK");
+        } catch {
+          // Nothing more can be done for a private in-memory database.
+        }
+      }
+      return;
+    }
+    this.#statements.clear();
+    this.#db = undefined;
+    try {
+      db.close();
+    } catch {
+      // Already unusable; the next acquire opens a fresh connection.
+    }
+  }
+
+  #run(query: DriverQuery): DriverResult {
+    const db = this.#open();
+    const statement = this.#prepare(db, query.sql);
+    if (!statement) return this.#script(db, query);
+    const params = query.params as unknown[];
+    statement.safeIntegers(query.wantsBigInt === true);
+    if (statement.reader) {
+      const rows = statement.raw(query.rowMode === "array").all(...params);
+      return { rows, rowsAffected: rows.length };
+    }
+    return { rows: [], rowsAffected: statement.run(...params).changes };
+  }
+
+  /** The cached statement for `sql`, or undefined when `sql` holds several statements. */
+  #prepare(db: Database.Database, sql: string): Statement | undefined {
+    const cached = this.#statements.get(sql);
+    if (cached) {
+      this.#statements.delete(sql);
+      this.#statements.set(sql, cached);
+      return cached;
+    }
+    let statement: Statement;
+    try {
+      statement = db.prepare<unknown[], unknown>(sql);
+    } catch (error) {
+      if (error instanceof RangeError && /more than one statement/i.test(error.message)) return undefined;
+      throw error;
+    }
+    this.#statements.set(sql, statement);
+    if (this.#statements.size > this.statementCacheSize) {
+      const oldest = this.#statements.keys().next().value;
+      if (oldest !== undefined) this.#statements.delete(oldest);
+    }
+    return statement;
+  }
+
+  /**
+   * A raw script of several statements (a migration, a schema dump) runs through `db.exec`, which
+   * cannot bind parameters or return rows. rowsAffected is the script's total of changed rows.
+   */
+  #script(db: Database.Database, query: DriverQuery): DriverResult {
+    if (query.params.length > 0) {
+      throw new RangeError("SQLite runs several statements in one execute() only without parameters: execute them one by one");
+    }
+    const before = this.#totalChanges(db);
+    db.exec(query.sql);
+    return { rows: [], rowsAffected: this.#totalChanges(db) - before };
+  }
+
+  #totalChanges(db: Database.Database): number {
+    const row = this.#prepare(db, "SELECT total_changes()")?.safeIntegers(false).raw(true).get() as [number] | undefined;
+    return row?.[0] ?? 0;
+  }
+}
+
+const OPTIONS: ReadonlySet<string> = new Set(["busyTimeoutMs", "statementCacheSize"]);
+
+function readOptions(options: Readonly<Record<string, unknown>>): SqliteDriverOptions {
+  for (const key of Object.keys(options)) {
+    if (!OPTIONS.has(key)) {
+      throw new ValidationError(`Unknown SQLite driver option "${key}"; the options are ${[...OPTIONS].join(", ")}`);
+    }
+  }
+  const { busyTimeoutMs, statementCacheSize } = options;
+  if (busyTimeoutMs !== undefined && !(Number.isSafeInteger(busyTimeoutMs) && (busyTimeoutMs as number) >= 0)) {
+    throw new ValidationError(`busyTimeoutMs must be a non-negative integer of milliseconds, got ${String(busyTimeoutMs)}`);
+  }
+  if (statementCacheSize !== undefined && !(Number.isSafeInteger(statementCacheSize) && (statementCacheSize as number) >= 1)) {
+    throw new ValidationError(`statementCacheSize must be a positive integer, got ${String(statementCacheSize)}`);
+  }
+  return { busyTimeoutMs: busyTimeoutMs as number | undefined, statementCacheSize: statementCacheSize as number | undefined };
+}

@@ -1,0 +1,81 @@
+import { TempestError } from "tempest-db-js";
+import type { ColumnMeta } from "tempest-db-js";
+
+/**
+ * How values travel to and from SQLite, which stores only NULL, INTEGER, REAL, TEXT and BLOB.
+ * Datetimes are ISO-8601 UTC text with milliseconds (`Date.toISOString()`), the exact format
+ * `sql.now()` produces, so JS-written and database-written times compare and sort as text.
+ * numeric is TEXT so that no digit goes through a double; json is text; booleans are 0/1;
+ * bigint binds as a JavaScript BigInt so 64-bit values stay exact.
+ */
+export function encodeSqlite(value: unknown, column: ColumnMeta | undefined): unknown {
+  if (value === null || value === undefined) return null;
+  switch (column?.kind) {
+    case "json":
+      return JSON.stringify(value);
+    case "bigint":
+      return typeof value === "number" ? BigInt(value) : value;
+    case "numeric":
+      return typeof value === "string" ? value : String(value);
+    default:
+      break;
+  }
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  return value;
+}
+
+/**
+ * A value as better-sqlite3 returned it into the column's JavaScript type. When a statement reads
+ * with safe integers (a bigint column is in the row) every INTEGER arrives as a bigint, so the
+ * number-typed kinds convert back.
+ */
+export function decodeSqlite(value: unknown, column: ColumnMeta): unknown {
+  switch (column.kind) {
+    case "boolean":
+      return Number(value) !== 0;
+    case "integer":
+    case "real":
+      return typeof value === "bigint" ? Number(value) : value;
+    case "bigint":
+      return typeof value === "bigint" ? value : BigInt(value as number | string);
+    case "numeric":
+      return typeof value === "string" ? value : String(value);
+    case "datetime":
+      return parseSqliteDatetime(value, column);
+    case "json":
+      return typeof value === "string" ? JSON.parse(value) : value;
+    default:
+      return value;
+  }
+}
+
+/** Kinds whose better-sqlite3 value already is the JavaScript value (BLOBs arrive as Buffer). */
+export function decodesAsIs(column: ColumnMeta): boolean {
+  switch (column.kind) {
+    case "uuid":
+    case "text":
+    case "varchar":
+    case "enum":
+    case "date":
+    case "bytes":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** SQLite's own `datetime()` / `CURRENT_TIMESTAMP` spelling: UTC without a zone designator. */
+const SQLITE_DATETIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
+
+function parseSqliteDatetime(value: unknown, column: ColumnMeta): Date {
+  if (value instanceof Date) return value;
+  if (typeof value === "string") {
+    // Without this, `new Date("2026-01-01 10:00:00")` would read SQLite's UTC text as local time.
+    const bare = SQLITE_DATETIME.exec(value);
+    const date = new Date(bare ? `${bare[1]}T${bare[2]}Z` : value);
+    if (!Number.isNaN(date.getTime())) return date;
+  }
+  throw new TempestError(`SQLite: ${column.table}.${column.name} holds ${JSON.stringify(value)}, which is not an ISO-8601 datetime`);
+}
