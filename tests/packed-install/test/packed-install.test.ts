@@ -1,0 +1,43 @@
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPackedProject, runInProject, typecheckProject } from "./packed-project.js";
+
+const PG_URL = process.env.TEMPEST_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+
+let dir: string;
+
+beforeAll(() => {
+  dir = createPackedProject();
+  // The guide connects as app@localhost/app: make sure that role and database exist.
+  execFileSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `import pg from "pg"; const c = new pg.Client({ connectionString: ${JSON.stringify(PG_URL)} }); await c.connect();
+       if (!(await c.query("select 1 from pg_roles where rolname='app'")).rowCount) await c.query("create role app login");
+       if (!(await c.query("select 1 from pg_database where datname='app'")).rowCount) await c.query("create database app owner app");
+       await c.end();`,
+    ],
+    { cwd: dir },
+  );
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the packed packages in a fresh npm project", () => {
+  it("run the guide's claims and idempotent enqueue on PostgreSQL, loading the dialect from the URL scheme (ESM)", () => {
+    expect(runInProject(dir, "guide-postgres.mjs")).toEqual({ first: 1, repeat: 0, batches: [5, 5, 5], distinct: 15, claimed: 6 });
+  });
+
+  it("work from CommonJS on SQLite, and refuse row locks there", () => {
+    expect(runInProject(dir, "sqlite-commonjs.cjs")).toEqual({ count: 2, sameDate: true, refused: "SQLite" });
+  });
+
+  it("type-check the guide's code under strict, with exact row types and misuse rejected", () => {
+    expect(typecheckProject(dir)).toBe("");
+  });
+});
