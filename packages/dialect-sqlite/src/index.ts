@@ -3,11 +3,11 @@ import { sqliteDialect } from "./sqlite-dialect.js";
 
 registerDialect(sqliteDialect);
 
-export { sqliteDialect, sqliteCapabilities, classifySqliteError, capabilitiesForVersion } from "./sqlite-dialect.js";
 export { SqliteCompiler } from "./sqlite-compiler.js";
-export { SqliteDriver } from "./sqlite-driver.js";
+export { capabilitiesForVersion, classifySqliteError, sqliteCapabilities, sqliteDialect } from "./sqlite-dialect.js";
 export type { SqliteDriverOptions } from "./sqlite-driver.js";
-export { parseSqliteUrl } from "./sqlite-url.js";
+export { SqliteDriver } from "./sqlite-driver.js";
+export { decodeSqlite, encodeSqlite } from "./sqlite-types.js";
 export type { SqliteTarget } from "./sqlite-url.js";
-export { encodeSqlite, decodeSqlite } from "./sqlite-types.js";
+export { parseSqliteUrl } from "./sqlite-url.js";
 export default sqliteDialect;

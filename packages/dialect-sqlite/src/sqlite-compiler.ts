@@ -1,5 +1,5 @@
-import { SqlCompiler } from "tempest-db-js";
 import type { BeginOptions, ColumnMeta, DdlHooks, DialectCapabilities } from "tempest-db-js";
+import { SqlCompiler } from "tempest-db-js";
 import { decodeSqlite, decodesAsIs, encodeSqlite } from "./sqlite-types.js";
 
 type LockClause = Parameters<SqlCompiler["lockClause"]>[0];
@@ -23,9 +23,10 @@ export class SqliteCompiler extends SqlCompiler implements DdlHooks {
     return `${ISO_NOW})`;
   }
 
-  /** `||` binds tighter than any arithmetic in SQLite, hence the inner parentheses. */
   nowPlusSecondsSql(seconds: string): string {
-    return `${ISO_NOW},((${seconds}) || ' seconds'))`;
+    // `||` binds tighter than any arithmetic in SQLite: an expression operand needs parentheses.
+    const operand = /^(\?|-?\d+(\.\d+)?)$/.test(seconds) ? seconds : `(${seconds})`;
+    return `${ISO_NOW},(${operand} || ' seconds'))`;
   }
 
   override encodeParam(value: unknown, column: ColumnMeta | undefined): unknown {

@@ -1,5 +1,5 @@
-import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
 import type { ClassifiedError, Dialect, DialectCapabilities, DriverConnection, QueryErrorKind } from "tempest-db-js";
+import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
 import { SqliteCompiler } from "./sqlite-compiler.js";
 import { SqliteDriver } from "./sqlite-driver.js";
 import { parseSqliteUrl } from "./sqlite-url.js";

@@ -1,8 +1,8 @@
 import Database from "better-sqlite3";
-import { ValidationError } from "tempest-db-js";
 import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
-import { parseSqliteUrl } from "./sqlite-url.js";
+import { ValidationError } from "tempest-db-js";
 import type { SqliteTarget } from "./sqlite-url.js";
+import { parseSqliteUrl } from "./sqlite-url.js";
 
 /** Options accepted through `createEngine(url, { driver: { ... } })`. */
 export interface SqliteDriverOptions {

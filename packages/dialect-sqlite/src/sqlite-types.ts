@@ -1,5 +1,5 @@
-import { TempestError } from "tempest-db-js";
 import type { ColumnMeta } from "tempest-db-js";
+import { TempestError } from "tempest-db-js";
 
 /**
  * How values travel to and from SQLite, which stores only NULL, INTEGER, REAL, TEXT and BLOB.
