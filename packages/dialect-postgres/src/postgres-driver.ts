@@ -25,6 +25,8 @@ class PostgresConnection implements DriverConnection {
   }
 }
 
+const guarded = new WeakSet<pg.PoolClient>();
+
 /** A pg.Pool. Idle clients that die (server restart, pg_terminate_backend) are dropped, never thrown. */
 export class PostgresDriver implements Driver {
   readonly #pool: pg.Pool;
@@ -43,7 +45,14 @@ export class PostgresDriver implements Driver {
   }
 
   async acquire(): Promise<DriverConnection> {
-    return new PostgresConnection(await this.#pool.connect());
+    const client = await this.#pool.connect();
+    // A checked-out client whose backend dies emits 'error'; the failing query already reports it,
+    // so the event only needs a listener (without one Node crashes the process).
+    if (!guarded.has(client)) {
+      guarded.add(client);
+      client.on("error", () => {});
+    }
+    return new PostgresConnection(client);
   }
 
   async close(): Promise<void> {
