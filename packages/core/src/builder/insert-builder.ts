@@ -123,7 +123,10 @@ function resolveRows(table: TableMeta, input: unknown): { columns: readonly Colu
     if (!isPlainRecord(row)) throw new ValidationError(`insert(${table.model.name}).values: row ${i} is ${describe(row)}, not an object`);
     for (const field of Object.keys(row)) {
       if (!table.byField.has(field)) throw new ValidationError(`insert(${table.model.name}).values: row ${i}: no field "${field}"`);
-      if (row[field] !== undefined) present.add(field);
+      if (row[field] === undefined) {
+        throw new ValidationError(`insert(${table.model.name}).values: row ${i}: ${field} is undefined; omit the field or pass null`);
+      }
+      present.add(field);
     }
   });
   const columns = table.columns.filter((c) => present.has(c.field) || c.default?.kind === "random");

@@ -18,8 +18,8 @@ export function resolveSet(table: TableMeta, input: unknown, where: string): Ass
   const assignments: Assignment[] = [];
   for (const field of Object.keys(input)) {
     const column = columnOf(table, field, where);
+    // undefined is refused by resolveValue, not skipped: a field that silently does not change hides a bug.
     const value = input[field];
-    if (value === undefined) continue;
     const node = expressionNode(value);
     if (node?.kind === "excluded") columnOf(table, node.field, `${where}: sql.excluded`);
     assignments.push(Object.freeze({ column, value: resolveValue(column, value, `${where}`) }));
