@@ -1,0 +1,6 @@
+/** Splits a list into runs of at most `size` (statements have parameter limits). */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

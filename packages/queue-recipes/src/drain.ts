@@ -1,0 +1,135 @@
+import { ValidationError } from "tempest-db-js";
+import type { Executor, InferModel, ModelClass } from "tempest-db-js";
+import type { Backoff } from "./backoff.js";
+import { claimBatch } from "./claim-batch.js";
+import { markFailed } from "./mark-failed.js";
+import { markSent } from "./mark-sent.js";
+import type { QueueOptions } from "./queue-options.js";
+import { queueTable } from "./queue-table.js";
+import { Reclaimer } from "./reclaimer.js";
+import { requeue } from "./requeue.js";
+
+export interface DeliveryContext {
+  /** 1 on the first attempt. */
+  readonly attempt: number;
+  /** Aborted when the caller stops the drain. Deliveries in flight are still awaited and settled. */
+  readonly signal: AbortSignal | undefined;
+}
+
+/** Sends one message. Resolving means delivered; throwing means retry later (or fail after maxAttempts). */
+export type Deliver<M extends ModelClass<any>> = (message: InferModel<M>, context: DeliveryContext) => unknown;
+
+export interface DrainOptions<M extends ModelClass<any> = ModelClass<any>> extends QueueOptions {
+  /** Messages per claim (default 10). */
+  readonly batchSize?: number;
+  /** Claims worked on at once by this call; deliveries in flight ≤ batchSize × concurrency (default 1). */
+  readonly concurrency?: number;
+  /** Attempts before a message is marked `failed` (default 10). */
+  readonly maxAttempts?: number;
+  /** Delay before a failed message is tried again (default: exponential from 1 s, capped at 1 h, 50% jitter). */
+  readonly backoff?: Backoff;
+  /** Seconds a claim may stay in `sending` before it is presumed dead and reclaimed (default 300). Longer than your slowest delivery. */
+  readonly leaseSeconds?: number;
+  /** Only work on these consumers' messages. */
+  readonly consumer?: string | readonly string[];
+  /** Stop claiming; batches in flight are finished. */
+  readonly signal?: AbortSignal;
+  /** Called for each failed delivery (the message is retried or failed either way). */
+  readonly onDeliveryError?: (error: unknown, message: InferModel<M>) => void;
+}
+
+export interface DrainResult {
+  readonly sent: number;
+  /** Deliveries that failed and were queued again. */
+  readonly retried: number;
+  /** Messages marked `failed` after maxAttempts. */
+  readonly failed: number;
+  /** Settlements that did not apply because the claim had been reclaimed meanwhile. */
+  readonly stale: number;
+  /** Expired claims this call put back in the queue. */
+  readonly reclaimed: number;
+}
+
+/**
+ * Claims and delivers messages until nothing is due, then returns the counts. Successes are marked
+ * `sent` in one statement per batch; failures are queued again with backoff, or marked `failed`
+ * once `maxAttempts` is reached. Every settlement is fenced by the claim's attempts value.
+ */
+export async function drain<M extends ModelClass<any>>(
+  db: Executor,
+  model: M,
+  deliver: Deliver<M>,
+  options: DrainOptions<M> = {},
+): Promise<DrainResult> {
+  const batchSize = positive(options.batchSize ?? 10, "batchSize");
+  const concurrency = positive(options.concurrency ?? 1, "concurrency");
+  const maxAttempts = positive(options.maxAttempts ?? 10, "maxAttempts");
+  const leaseSeconds = options.leaseSeconds ?? 300;
+  if (typeof deliver !== "function") throw new ValidationError("drain: deliver must be a function");
+  queueTable(model, options);
+  const totals = { sent: 0, retried: 0, failed: 0, stale: 0, reclaimed: 0 };
+  const reclaimer = new Reclaimer(db, model, { ...options, leaseSeconds });
+  const { signal } = options;
+
+  async function lane(): Promise<void> {
+    while (!signal?.aborted) {
+      totals.reclaimed += await reclaimer.whenDue();
+      const batch = (await claimBatch(db, model, { ...options, size: batchSize })) as Record<string, unknown>[];
+      if (batch.length === 0) {
+        // Before concluding that nothing is due, give crashed workers' claims a chance.
+        const reclaimed = await reclaimer.now();
+        totals.reclaimed += reclaimed;
+        if (reclaimed > 0) continue;
+        return;
+      }
+      const result = await settleBatch(db, model, deliver, batch, { ...(options as DrainOptions<any>), maxAttempts });
+      totals.sent += result.sent;
+      totals.retried += result.retried;
+      totals.failed += result.failed;
+      totals.stale += result.stale;
+    }
+  }
+
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return totals;
+}
+
+/** Delivers a claimed batch concurrently and settles it: sent, requeued or failed, each in one fenced statement. */
+async function settleBatch(
+  db: Executor,
+  model: ModelClass<any>,
+  deliver: Deliver<any>,
+  batch: readonly Record<string, unknown>[],
+  options: DrainOptions<any> & { maxAttempts: number },
+): Promise<Omit<DrainResult, "reclaimed">> {
+  const q = queueTable(model, options);
+  const sent: Record<string, unknown>[] = [];
+  const retry: Record<string, unknown>[] = [];
+  const failed: Record<string, unknown>[] = [];
+  await Promise.all(
+    batch.map(async (message) => {
+      const attempt = Number(message[q.f.attempts]);
+      // A claim past maxAttempts is one whose last attempt's worker died: it is not tried again.
+      if (attempt > options.maxAttempts) {
+        failed.push(message);
+        return;
+      }
+      try {
+        await deliver(message as never, { attempt, signal: options.signal });
+        sent.push(message);
+      } catch (error) {
+        options.onDeliveryError?.(error, message as never);
+        (attempt >= options.maxAttempts ? failed : retry).push(message);
+      }
+    }),
+  );
+  const s = sent.length > 0 ? await markSent(db, model, sent, options) : { applied: 0, stale: 0 };
+  const r = retry.length > 0 ? await requeue(db, model, retry, options) : { applied: 0, stale: 0 };
+  const f = failed.length > 0 ? await markFailed(db, model, failed, options) : { applied: 0, stale: 0 };
+  return { sent: s.applied, retried: r.applied, failed: f.applied, stale: s.stale + r.stale + f.stale };
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new ValidationError(`drain: ${name} must be a positive integer, got ${String(value)}`);
+  return value;
+}

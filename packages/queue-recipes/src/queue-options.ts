@@ -1,0 +1,48 @@
+/**
+ * The model fields the recipes read and write. The defaults are the guide's `Outbound` model; a
+ * model whose fields are named differently maps them here (`{ fields: { status: "state" } }`).
+ */
+export interface QueueFields {
+  readonly id: string;
+  readonly consumer: string;
+  readonly idempotencyKey: string;
+  readonly status: string;
+  readonly attempts: string;
+  readonly nextAttemptAt: string;
+  readonly updatedAt: string;
+}
+
+/** The values of the status field for each stage of a message. */
+export interface QueueStatuses {
+  readonly queued: string;
+  readonly sending: string;
+  readonly sent: string;
+  readonly failed: string;
+}
+
+/** Options every recipe takes, so that all of them agree on how the table is read. */
+export interface QueueOptions {
+  /** Field names when they differ from the guide's model. */
+  readonly fields?: Partial<QueueFields>;
+  /** Status values when they differ from "queued" / "sending" / "sent" / "failed". */
+  readonly statuses?: Partial<QueueStatuses>;
+  /** The LISTEN/NOTIFY channel (default `queue_<tablename>`). */
+  readonly channel?: string;
+}
+
+export const defaultFields: QueueFields = Object.freeze({
+  id: "id",
+  consumer: "consumer",
+  idempotencyKey: "idempotencyKey",
+  status: "status",
+  attempts: "attempts",
+  nextAttemptAt: "nextAttemptAt",
+  updatedAt: "updatedAt",
+});
+
+export const defaultStatuses: QueueStatuses = Object.freeze({
+  queued: "queued",
+  sending: "sending",
+  sent: "sent",
+  failed: "failed",
+});

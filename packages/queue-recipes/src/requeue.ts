@@ -1,0 +1,39 @@
+import { sql } from "tempest-db-js";
+import type { Executor, Expression, ModelClass } from "tempest-db-js";
+import { backoffSeconds } from "./backoff.js";
+import type { Backoff } from "./backoff.js";
+import { fencedUpdate } from "./fenced-update.js";
+import type { SettleResult } from "./fenced-update.js";
+import type { QueueOptions } from "./queue-options.js";
+import { queueTable } from "./queue-table.js";
+import type { QueueTable } from "./queue-table.js";
+
+export interface RequeueOptions extends QueueOptions {
+  /** How long each message waits before its next attempt (default: exponential from 1 s with jitter). */
+  readonly backoff?: Backoff;
+}
+
+/**
+ * Puts claimed messages back to `queued` for a later attempt — only those still held by this
+ * claim. Each message gets its own jittered delay, yet the batch is one statement: the delays
+ * travel in a CASE on the id, each computed from the database clock.
+ */
+export function requeue(db: Executor, model: ModelClass<any>, claims: readonly object[], options: RequeueOptions = {}): Promise<SettleResult> {
+  const q = queueTable(model, options);
+  return fencedUpdate(db, q, claims as Record<string, unknown>[], (group) => ({
+    [q.f.status]: q.s.queued,
+    [q.f.nextAttemptAt]: retryAt(q, group, options.backoff),
+    [q.f.updatedAt]: sql.now(),
+  }));
+}
+
+function retryAt(q: QueueTable, group: readonly Record<string, unknown>[], backoff: Backoff | undefined): Expression<Date> {
+  const delays = group.map((claim) => backoffSeconds(Number(claim[q.f.attempts]), backoff));
+  if (delays.every((d) => d === delays[0])) return sql.nowPlusSeconds(delays[0] ?? 0);
+  // CASE id WHEN $1 THEN now()+d1 WHEN $2 THEN now()+d2 ... END, built as nested sql.expr fragments.
+  let cases: Expression<unknown> = sql.raw("");
+  group.forEach((claim, i) => {
+    cases = sql.expr`${cases} WHEN ${claim[q.f.id]} THEN ${sql.nowPlusSeconds(delays[i] ?? 0)}`;
+  });
+  return sql.expr<Date>`CASE ${sql.ref(q.f.id)}${cases} ELSE ${sql.now()} END`;
+}

@@ -1,0 +1,102 @@
+import type { Executor, ModelClass } from "tempest-db-js";
+import { drain } from "./drain.js";
+import type { Deliver, DrainOptions, DrainResult } from "./drain.js";
+import { queueTable } from "./queue-table.js";
+import { interruptibleSleep } from "./sleep.js";
+
+export interface WorkOptions<M extends ModelClass<any> = ModelClass<any>> extends DrainOptions<M> {
+  /** Wait between polls when nothing is due (default 1000 ms). With LISTEN/NOTIFY this is only the fallback. */
+  readonly pollIntervalMs?: number;
+  /** Wake on notifications where the dialect has them (default true). */
+  readonly listen?: boolean;
+  /** First wait after a database error; doubles on each further error (default 250 ms). */
+  readonly errorBackoffMs?: number;
+  /** Longest wait after database errors (default 30 000 ms). */
+  readonly maxErrorBackoffMs?: number;
+  /** Called on each database error before backing off; the loop carries on. */
+  readonly onError?: (error: unknown) => void;
+  /** Called after each drain round that did something. */
+  readonly onProgress?: (round: DrainResult, totals: DrainResult) => void;
+}
+
+/** An executor that may subscribe to notifications: the engine (sessions and transactions cannot). */
+interface Listener {
+  listen(channel: string, onMessage: (payload: string) => void, onError?: (error: unknown) => void): Promise<() => Promise<void>>;
+}
+
+function canListen(db: Executor): db is Executor & Listener {
+  return db.capabilities.listenNotify && typeof (db as Partial<Listener>).listen === "function";
+}
+
+/**
+ * A worker loop: drain, then sleep until a notification (where the dialect has LISTEN/NOTIFY) or
+ * the poll interval, and again — until the signal aborts. On abort it stops claiming, lets the
+ * deliveries in flight finish and be settled, and resolves with the totals. Database errors do not
+ * end it: it backs off, doubling the wait up to a cap, and resumes; claims it held are settled by
+ * their lease.
+ */
+export async function work<M extends ModelClass<any>>(
+  db: Executor,
+  model: M,
+  deliver: Deliver<M>,
+  options: WorkOptions<M> = {},
+): Promise<DrainResult> {
+  const q = queueTable(model, options);
+  const { signal } = options;
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const errorBackoffMs = options.errorBackoffMs ?? 250;
+  const maxErrorBackoffMs = options.maxErrorBackoffMs ?? 30_000;
+  const totals = { sent: 0, retried: 0, failed: 0, stale: 0, reclaimed: 0 };
+  let woken = false;
+  let sleeper: { wake: () => void } | undefined;
+  const onNotify = () => {
+    woken = true;
+    sleeper?.wake();
+  };
+  let unlisten: (() => Promise<void>) | undefined;
+  let listenBroken = false;
+  const wantsListen = (options.listen ?? true) && canListen(db);
+  let errors = 0;
+
+  try {
+    while (!signal?.aborted) {
+      if (wantsListen && (!unlisten || listenBroken)) {
+        // (Re)subscribe before draining, so that nothing enqueued after this drain goes unnoticed.
+        await unlisten?.().catch(() => {});
+        unlisten = undefined;
+        listenBroken = false;
+        unlisten = await (db as Executor & Listener)
+          .listen(q.channel, onNotify, () => {
+            listenBroken = true;
+            sleeper?.wake();
+          })
+          .catch((error: unknown) => {
+            options.onError?.(error);
+            return undefined;
+          });
+      }
+      let waitMs = pollIntervalMs;
+      try {
+        woken = false;
+        const round = await drain(db, model, deliver, options);
+        errors = 0;
+        for (const key of Object.keys(totals) as (keyof DrainResult)[]) totals[key] += round[key];
+        if (round.sent + round.retried + round.failed + round.stale + round.reclaimed > 0) options.onProgress?.(round, { ...totals });
+      } catch (error) {
+        options.onError?.(error);
+        waitMs = Math.min(maxErrorBackoffMs, errorBackoffMs * 2 ** Math.min(errors, 20));
+        waitMs *= 0.5 + Math.random() / 2;
+        errors++;
+      }
+      if (signal?.aborted) break;
+      if (woken && errors === 0) continue;
+      const sleep = interruptibleSleep(waitMs, signal);
+      sleeper = errors === 0 ? sleep : undefined;
+      await sleep.promise;
+      sleeper = undefined;
+    }
+  } finally {
+    await unlisten?.().catch(() => {});
+  }
+  return totals;
+}

@@ -1,0 +1,34 @@
+import { Model, column } from "tempest-db-js";
+import type { ModelClass } from "tempest-db-js";
+
+/** The guide's Outbound model, field for field, on a table of the test's choosing. */
+export function outboundModel(tablename: string) {
+  return class Outbound extends Model {
+    static tablename = tablename;
+    static naming = "snake_case";
+
+    id = column.uuid().primaryKey();
+    consumer = column.text().notNull();
+    idempotencyKey = column.text();
+    status = column.enum("queued", "sending", "sent", "failed").notNull();
+    attempts = column.integer().notNull().default(0);
+    nextAttemptAt = column.datetime().notNull();
+    updatedAt = column.datetime();
+  };
+}
+
+export type OutboundModel = ReturnType<typeof outboundModel>;
+
+/** One row per delivery, deliberately without a unique key: duplicates must be countable. */
+export function deliveryModel(tablename: string) {
+  return class Delivery extends Model {
+    static tablename = tablename;
+    static naming = "snake_case";
+
+    id = column.uuid().primaryKey().defaultRandom();
+    messageId = column.uuid().notNull();
+    worker = column.text().notNull();
+  };
+}
+
+export type AnyModel = ModelClass<any>;
