@@ -1,0 +1,61 @@
+import { defineCapabilities } from "tempest-db-js";
+import type { DialectCapabilities } from "tempest-db-js";
+import { MYSQL_8_0, atLeast } from "./mysql-server-version.js";
+import type { MysqlServerVersion } from "./mysql-server-version.js";
+
+/**
+ * Core's capability table plus the few spellings in which MySQL and MariaDB differ. The compiler
+ * reads only this object, so the two servers differ in data, never in `if (flavor === ...)` code
+ * scattered through the compiler.
+ */
+export interface MysqlCapabilities extends DialectCapabilities {
+  readonly server: MysqlServerVersion;
+  /** `LOCK IN SHARE MODE` rather than `FOR SHARE` (MariaDB, MySQL before 8). */
+  readonly lockInShareMode: boolean;
+  /** `CREATE INDEX IF NOT EXISTS` (MariaDB only). */
+  readonly indexIfNotExists: boolean;
+  /** UPDATE/DELETE may read its own table in a subquery (MariaDB; MySQL answers error 1093). */
+  readonly writeTargetInSubquery: boolean;
+  /** Binary and no-pad where the server has it, so that equality and uniqueness match JavaScript's `===`. */
+  readonly tableCollation: string;
+}
+
+export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities {
+  const maria = server.flavor === "mariadb";
+  const mysql8 = !maria && atLeast(server, 8);
+  const flags = defineCapabilities({
+    rowLocks: true,
+    shareLocks: true,
+    skipLocked: maria ? atLeast(server, 10, 6) : mysql8,
+    noWait: maria ? atLeast(server, 10, 3) : mysql8,
+    lockOf: mysql8,
+    returningInsert: maria && atLeast(server, 10, 5),
+    returningUpdate: false,
+    returningDelete: maria,
+    // Error 1235: "This version of MySQL doesn't yet support 'LIMIT & IN/ALL/ANY/SOME subquery'".
+    limitInSubquery: false,
+    conflictTarget: false,
+    conflictTargetWhere: false,
+    onDuplicateKey: true,
+    partialIndexes: false,
+    savepoints: true,
+    listenNotify: false,
+    serializedWrites: false,
+    // The prepared-statement protocol counts parameters in 16 bits.
+    maxParams: 65535,
+  });
+  return Object.freeze({
+    ...flags,
+    server,
+    lockInShareMode: !mysql8,
+    indexIfNotExists: maria,
+    writeTargetInSubquery: maria && atLeast(server, 10, 3, 2),
+    tableCollation: maria ? "utf8mb4_nopad_bin" : mysql8 ? "utf8mb4_0900_bin" : "utf8mb4_bin",
+  });
+}
+
+/** Capabilities handed back by core are the object this package made; a plain table gets MySQL 8 spellings. */
+export function asMysqlCapabilities(capabilities: DialectCapabilities): MysqlCapabilities {
+  if ("server" in capabilities && "tableCollation" in capabilities) return capabilities as MysqlCapabilities;
+  return Object.freeze({ ...mysqlCapabilities(MYSQL_8_0), ...capabilities });
+}

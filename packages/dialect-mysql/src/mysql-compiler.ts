@@ -1,0 +1,205 @@
+import { SqlCompiler, ValidationError, formatLiteral } from "tempest-db-js";
+import type { BeginOptions, ColumnMeta, CompileContext, DdlHooks, DialectCapabilities, TableMeta } from "tempest-db-js";
+import { asMysqlCapabilities } from "./mysql-capabilities.js";
+import type { MysqlCapabilities } from "./mysql-capabilities.js";
+import { decodeMysql, decodesAsIs, encodeMysql } from "./mysql-types.js";
+
+type InSubquery = Parameters<SqlCompiler["inSubquery"]>[0];
+type InsertNode = Parameters<SqlCompiler["insert"]>[0];
+type UpdateNode = Parameters<SqlCompiler["update"]>[0];
+type DeleteNode = Parameters<SqlCompiler["delete"]>[0];
+type StatementNode = Parameters<SqlCompiler["statement"]>[0];
+type ConflictClause = Parameters<SqlCompiler["conflictClause"]>[0];
+type LockStrength = Parameters<SqlCompiler["lockStrengthSql"]>[0];
+
+/** The largest LIMIT MySQL takes: its documented spelling of "no limit" when only OFFSET is wanted. */
+const NO_LIMIT = "18446744073709551615";
+
+/** Column types stored off-page that cannot be a default literal or a key without an expression / prefix. */
+const LOB_KINDS = new Set(["text", "json", "bytes"]);
+
+export class MysqlCompiler extends SqlCompiler implements DdlHooks {
+  readonly mysql: MysqlCapabilities;
+  /** The table each UPDATE/DELETE being compiled writes to, keyed by its compile context. */
+  readonly #writeTarget = new WeakMap<CompileContext, string>();
+
+  constructor(capabilities: DialectCapabilities) {
+    const mysql = asMysqlCapabilities(capabilities);
+    super(mysql.server.flavor === "mariadb" ? "MariaDB" : "MySQL", mysql);
+    this.mysql = mysql;
+  }
+
+  placeholder(): string {
+    return "?";
+  }
+
+  override quoteIdentifier(name: string): string {
+    if (name.includes("\0")) throw new ValidationError(`Identifier ${JSON.stringify(name)} contains NUL`);
+    return `\`${name.replaceAll("`", "``")}\``;
+  }
+
+  nowSql(): string {
+    return "UTC_TIMESTAMP(3)";
+  }
+
+  /** Whole milliseconds, so the sum stores into datetime(3) without rounding. */
+  nowPlusSecondsSql(seconds: string): string {
+    return `TIMESTAMPADD(MICROSECOND, ROUND(${seconds} * 1000) * 1000, UTC_TIMESTAMP(3))`;
+  }
+
+  override encodeParam(value: unknown, column: ColumnMeta | undefined): unknown {
+    return encodeMysql(value, column);
+  }
+
+  override decodeValue(value: unknown, column: ColumnMeta): unknown {
+    return decodeMysql(value, column);
+  }
+
+  override decodesAsIs(column: ColumnMeta): boolean {
+    return decodesAsIs(column);
+  }
+
+  /**
+   * MySQL reads backslashes in string literals as escapes. TEXT, JSON and BLOB columns take a
+   * default only as an expression on MySQL 8, hence the parentheses (MariaDB accepts both).
+   */
+  override literal(value: unknown, column: ColumnMeta | undefined): string {
+    const sql = formatLiteral(this.encodeParam(value, column), true);
+    return column && LOB_KINDS.has(column.kind) && sql !== "NULL" ? `(${sql})` : sql;
+  }
+
+  override beginStatements(options: BeginOptions): string[] {
+    const statements: string[] = [];
+    // Without SESSION/GLOBAL it applies to the next transaction only, which is the one started next.
+    if (options.isolation) statements.push(`SET TRANSACTION ISOLATION LEVEL ${options.isolation.toUpperCase()}`);
+    statements.push(options.readOnly ? "START TRANSACTION READ ONLY" : "START TRANSACTION");
+    return statements;
+  }
+
+  override limitOffset(limit: number | undefined, offset: number | undefined): string {
+    if (limit === undefined && offset !== undefined) return ` LIMIT ${NO_LIMIT} OFFSET ${offset}`;
+    return super.limitOffset(limit, offset);
+  }
+
+  /** Explicit because the tables this dialect creates compare strings in binary (case-sensitive) collations. */
+  override ilikeSql(left: string, right: string): string {
+    return `LOWER(${left}) LIKE LOWER(${right})`;
+  }
+
+  override lockStrengthSql(strength: LockStrength): string {
+    if (strength === "share" && this.mysql.lockInShareMode) return "LOCK IN SHARE MODE";
+    return super.lockStrengthSql(strength);
+  }
+
+  override statement(node: StatementNode, ctx: CompileContext): string {
+    const sql = super.statement(node, ctx);
+    // InnoDB explicitly: another engine would accept FOR UPDATE and transactions and silently ignore both.
+    if (node.kind === "createTable") return `${sql} ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=${this.mysql.tableCollation}`;
+    return sql;
+  }
+
+  override update(node: UpdateNode, ctx: CompileContext): string {
+    this.#writeTarget.set(ctx, node.table.name);
+    return super.update(node, ctx);
+  }
+
+  override delete(node: DeleteNode, ctx: CompileContext): string {
+    this.#writeTarget.set(ctx, node.table.name);
+    return super.delete(node, ctx);
+  }
+
+  override inSubquery(node: InSubquery, ctx: CompileContext): string {
+    this.checkSubquery(node.subquery.select);
+    if (!this.mysql.writeTargetInSubquery && this.#writeTarget.get(ctx) === node.subquery.select.table.name) {
+      this.unsupported(
+        "a subquery reading the table the UPDATE/DELETE writes (error 1093)",
+        "Do it in two steps: inside transaction(), select the ids (with forUpdate()), then update or delete where { id: { in: ids } }.",
+      );
+    }
+    return super.inSubquery(node, ctx);
+  }
+
+  // ---- conflicts: MySQL has no conflict target, only "any unique key" ---------------------
+  override insertKeyword(node: InsertNode): string {
+    return node.conflict && ignoresDuplicates(node.conflict) ? "INSERT IGNORE INTO" : "INSERT INTO";
+  }
+
+  override defaultValuesSql(): string {
+    return "() VALUES ()";
+  }
+
+  override conflictClause(conflict: ConflictClause, ctx: CompileContext): string {
+    if (ignoresDuplicates(conflict)) return "";
+    if (conflict.kind === "onDuplicateKey") return ` ON DUPLICATE KEY UPDATE ${this.assignments(conflict.set, ctx)}`;
+    // A target (or its predicate) is refused there, with the way out in the message.
+    return super.conflictClause(conflict, ctx);
+  }
+
+  /** Deprecated since MySQL 8.0.20 in favour of a row alias, which MariaDB lacks; both still run it. */
+  override excludedSql(column: ColumnMeta): string {
+    return `VALUES(${this.quoteIdentifier(column.name)})`;
+  }
+
+  // ---- DDL --------------------------------------------------------------------------------
+  columnType(column: ColumnMeta, table: TableMeta): string {
+    switch (column.kind) {
+      case "uuid":
+        return "char(36)";
+      // A key cannot cover a whole TEXT/BLOB; a bounded type keeps uniqueness over the full value.
+      case "text":
+        return isKeyed(column, table) ? "varchar(255)" : "text";
+      case "bytes":
+        return isKeyed(column, table) ? "varbinary(255)" : "longblob";
+      case "varchar":
+        return `varchar(${column.length ?? 255})`;
+      case "enum":
+        return `enum(${(column.enumValues ?? []).map((v) => formatLiteral(v, true)).join(", ")})`;
+      case "integer":
+        return "int";
+      case "bigint":
+        return "bigint";
+      case "real":
+        return "double";
+      // Plain `decimal` means decimal(10, 0) here and would round away every fraction.
+      case "numeric":
+        return column.precision === undefined ? "decimal(65, 30)" : `decimal(${column.precision}, ${column.scale ?? 0})`;
+      case "boolean":
+        return "tinyint(1)";
+      case "datetime":
+        return "datetime(3)";
+      case "date":
+        return "date";
+      case "json":
+        return "json";
+    }
+  }
+
+  randomUuidSql(): string {
+    return "uuid()";
+  }
+
+  /** The enum type itself refuses other values (strict mode, which the driver keeps on). */
+  enumCheckSql(): undefined {
+    return undefined;
+  }
+
+  indexIfNotExists(): boolean {
+    return this.mysql.indexIfNotExists;
+  }
+}
+
+/** `ignoreDuplicates()`, and `onConflictDoNothing()` without a target, which means the same thing. */
+function ignoresDuplicates(conflict: ConflictClause): boolean {
+  if (conflict.kind === "ignoreDuplicates") return true;
+  return conflict.kind === "onConflict" && conflict.action === "nothing" && conflict.target.length === 0 && conflict.targetWhere === undefined;
+}
+
+/** Part of a key: primary key, unique, an index, or a foreign key (InnoDB indexes those itself). */
+function isKeyed(column: ColumnMeta, table: TableMeta): boolean {
+  return (
+    column.primaryKey ||
+    column.unique ||
+    column.references !== undefined ||
+    table.indexes.some((index) => index.columns.includes(column))
+  );
+}

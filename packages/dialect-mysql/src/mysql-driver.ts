@@ -1,0 +1,142 @@
+import mysql from "mysql2/promise";
+import type { ExecuteValues, Pool, PoolConnection, PoolOptions, ResultSetHeader } from "mysql2/promise";
+import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
+import { markNoWaitFailure, redactValues } from "./classify-mysql-error.js";
+import { parseServerVersion } from "./mysql-server-version.js";
+import type { MysqlServerVersion } from "./mysql-server-version.js";
+
+type CoreConnection = PoolConnection["connection"];
+
+const ER_LOCK_WAIT_TIMEOUT = 1205;
+
+class MysqlConnection implements DriverConnection {
+  readonly #conn: PoolConnection;
+
+  constructor(conn: PoolConnection) {
+    this.#conn = conn;
+  }
+
+  /**
+   * With parameters: a server-side prepared statement, so values never become SQL text that could
+   * end up in an error. Without: the text protocol, because MySQL cannot prepare every statement
+   * (START TRANSACTION, SAVEPOINT, ...).
+   */
+  async query(query: DriverQuery): Promise<DriverResult> {
+    const options = { sql: query.sql, rowsAsArray: query.rowMode === "array" };
+    try {
+      const [result] =
+        query.params.length > 0 ? await this.#conn.execute(options, query.params.map(toWire)) : await this.#conn.query(options);
+      if (Array.isArray(result)) return { rows: result, rowsAffected: result.length };
+      return { rows: [], rowsAffected: (result as ResultSetHeader).affectedRows ?? 0 };
+    } catch (error) {
+      if ((error as { errno?: unknown }).errno === ER_LOCK_WAIT_TIMEOUT && /\bNOWAIT\b/i.test(query.sql)) markNoWaitFailure(error);
+      throw scrub(error);
+    }
+  }
+
+  release(broken?: boolean): void {
+    if (broken) this.#conn.destroy();
+    else this.#conn.release();
+  }
+}
+
+/** A mysql2 promise pool. Every new connection is put in UTC and strict mode before its first use. */
+export class MysqlDriver implements Driver {
+  readonly #pool: Pool;
+  readonly #config: DriverConfig;
+  readonly #prepared = new WeakSet<CoreConnection>();
+  #server: Promise<MysqlServerVersion | undefined> | undefined;
+
+  constructor(config: DriverConfig) {
+    this.#config = config;
+    const options: PoolOptions = {
+      uri: config.url,
+      connectionLimit: config.poolSize,
+      // Each distinct SQL text stays prepared per connection; bound the server-side count.
+      maxPreparedStatements: 256,
+      ...config.options,
+      // Not overridable: the type decoding in mysql-types.ts depends on every one of them.
+      timezone: "Z",
+      dateStrings: true,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      decimalNumbers: false,
+      jsonStrings: true,
+      typeCast: true,
+      // A reset would drop the session settings made once per connection.
+      resetOnRelease: false,
+      multipleStatements: false,
+    };
+    this.#pool = mysql.createPool(options);
+    // Idle connections that die are removed by the pool; the event must not become an uncaught error.
+    this.#pool.on("connection", (conn) => conn.on("error", () => {}));
+  }
+
+  async acquire(): Promise<DriverConnection> {
+    const conn = await this.#pool.getConnection();
+    if (!this.#prepared.has(conn.connection)) {
+      try {
+        await conn.query(await this.#sessionSql(conn));
+      } catch (error) {
+        conn.destroy();
+        throw scrub(error);
+      }
+      this.#prepared.add(conn.connection);
+    }
+    return new MysqlConnection(conn);
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  /**
+   * UTC, so that NOW()/CURRENT_TIMESTAMP and TIMESTAMP columns agree with the UTC `datetime(3)` values
+   * this dialect writes. Strict mode, so that a bad value is an error and not a silent truncation.
+   * No NO_BACKSLASH_ESCAPES, since DDL literals are written with backslash escapes.
+   */
+  async #sessionSql(conn: PoolConnection): Promise<string> {
+    const settings = [
+      "time_zone = '+00:00'",
+      "sql_mode = CONCAT_WS(',', NULLIF(TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ',')), ''), 'STRICT_TRANS_TABLES')",
+    ];
+    const timeoutMs = this.#config.statementTimeoutMs;
+    if (timeoutMs !== undefined) {
+      this.#server ??= readServerVersion(conn);
+      const server = await this.#server;
+      // MariaDB counts seconds and covers every statement; MySQL counts milliseconds and covers SELECT only.
+      settings.push(server?.flavor === "mariadb" ? `max_statement_time = ${timeoutMs / 1000}` : `max_execution_time = ${Math.ceil(timeoutMs)}`);
+    }
+    return `SET SESSION ${settings.join(", ")}`;
+  }
+}
+
+async function readServerVersion(conn: PoolConnection): Promise<MysqlServerVersion | undefined> {
+  const [rows] = await conn.query({ sql: "SELECT VERSION()", rowsAsArray: true });
+  const first = (rows as unknown[][])[0]?.[0];
+  return typeof first === "string" ? parseServerVersion(first) : undefined;
+}
+
+/**
+ * Integers as 64-bit integers: sent as DOUBLE (mysql2's default for numbers) a bigint would be
+ * compared in floating point and 2^60 + 1 would equal 2^60.
+ */
+function toWire(value: unknown): ExecuteValues {
+  if (value === undefined) return null;
+  if (typeof value === "bigint") return mysql.TypedParameter.LONGLONG(value);
+  if (typeof value === "number" && Number.isSafeInteger(value)) return mysql.TypedParameter.LONGLONG(value);
+  return value as ExecuteValues;
+}
+
+/** The server quotes values in some messages (a duplicate key): remove them from the driver's error too. */
+function scrub(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const redacted = redactValues(error.message);
+  if (redacted !== error.message) {
+    if (error.stack) error.stack = error.stack.replace(error.message, redacted);
+    error.message = redacted;
+  }
+  const fields = error as unknown as Record<string, unknown>;
+  if (typeof fields.sqlMessage === "string") fields.sqlMessage = redactValues(fields.sqlMessage);
+  return error;
+}

@@ -1,0 +1,82 @@
+import type { ColumnMeta } from "tempest-db-js";
+
+/**
+ * How values travel to and from MySQL/MariaDB. Dates go as UTC `YYYY-MM-DD HH:MM:SS.mmm` text into
+ * `datetime(3)`, which stores no time zone, so nothing depends on the server's or the session's zone.
+ * The driver is configured to hand back dates, 64-bit integers and JSON as text (dateStrings,
+ * bigNumberStrings, jsonStrings), and they are parsed here, so that no value is ever reinterpreted
+ * in the Node process's local time zone or rounded through `number`.
+ */
+export function encodeMysql(value: unknown, column: ColumnMeta | undefined): unknown {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return formatUtcDateTime(value);
+  switch (column?.kind) {
+    case "json":
+      return JSON.stringify(value);
+    // PostgreSQL's uuid type reads back lower-case whatever was written; char(36) would keep the case.
+    case "uuid":
+      return typeof value === "string" ? value.toLowerCase() : value;
+    default:
+      break;
+  }
+  if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  return value;
+}
+
+export function decodeMysql(value: unknown, column: ColumnMeta): unknown {
+  switch (column.kind) {
+    case "datetime":
+      return value instanceof Date ? value : parseUtcDateTime(String(value));
+    case "bigint":
+      return typeof value === "bigint" ? value : BigInt(value as string | number);
+    case "boolean":
+      return typeof value === "boolean" ? value : Number(value) !== 0;
+    case "json":
+      if (typeof value === "string") return JSON.parse(value);
+      return Buffer.isBuffer(value) ? JSON.parse(value.toString("utf8")) : value;
+    case "numeric":
+      return column.precision === undefined ? trimScale(String(value)) : String(value);
+    default:
+      return value;
+  }
+}
+
+/** Kinds whose driver value already is the JavaScript value. */
+export function decodesAsIs(column: ColumnMeta): boolean {
+  switch (column.kind) {
+    case "datetime":
+    case "bigint":
+    case "boolean":
+    case "json":
+      return false;
+    case "numeric":
+      return column.precision !== undefined;
+    default:
+      return true;
+  }
+}
+
+export function formatUtcDateTime(date: Date): string {
+  return date.toISOString().replace("T", " ").replace("Z", "");
+}
+
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?)?$/;
+
+/** `datetime` text as UTC. Parsed by hand: `Date.parse` would read a zone-less string as local time. */
+export function parseUtcDateTime(text: string): Date {
+  const m = DATETIME.exec(text);
+  if (!m) return new Date(Number.NaN);
+  const ms = m[7] ? Number(m[7].padEnd(3, "0").slice(0, 3)) : 0;
+  const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), ms));
+  // Date.UTC maps years 0-99 onto 1900-1999.
+  date.setUTCFullYear(Number(m[1]));
+  return date;
+}
+
+/**
+ * An unconstrained numeric is stored as decimal(65, 30), which pads every value to 30 decimals;
+ * the padding was never part of the value written.
+ */
+function trimScale(text: string): string {
+  return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
+}
