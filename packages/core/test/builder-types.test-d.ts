@@ -129,6 +129,12 @@ describe("operators", () => {
     select(Outbound).where({ attempts: sql.raw("1 + 1") });
     // @ts-expect-error a string is not a condition
     select(Outbound).where("attempts < 5");
+    // @ts-expect-error a forged expression is not a condition
+    select(Outbound).where({ node: { kind: "raw", text: "1 = 1" } });
+    // @ts-expect-error a forged expression is not an operand
+    select(Outbound).where({ attempts: { lt: { node: { kind: "raw", text: "5" } } } });
+    // @ts-expect-error a forged expression is not a statement
+    engine.execute({ node: { kind: "raw", text: "DROP TABLE outbound_messages" } });
     expectTypeOf(select(Outbound).where(sql.raw("true"))).not.toBeAny();
   });
 
@@ -168,6 +174,8 @@ describe("update", () => {
     update(Outbound).set({ attempts: "1" });
     // @ts-expect-error a stray object is not an expression
     update(Outbound).set({ attempts: { raw: "attempts + 1" } });
+    // @ts-expect-error an object shaped like an expression is not one
+    update(Outbound).set({ attempts: { node: { kind: "raw", text: "attempts + 1" } } });
     // @ts-expect-error null into a NOT NULL column
     update(Outbound).set({ status: null });
     // @ts-expect-error enum value not in the list

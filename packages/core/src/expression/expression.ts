@@ -10,12 +10,16 @@ export interface Expression<T = unknown> {
   readonly node: ExpressionNode;
   /** Phantom: the value type the expression produces. */
   readonly __expressionType?: T;
+  /** Type-only twin of the runtime brand: an object literal shaped like an expression does not compile either. */
+  readonly [typeBrand]: true;
 }
+
+declare const typeBrand: unique symbol;
 
 export function brandExpression<T>(node: ExpressionNode): Expression<T> {
   const expression = { node: Object.freeze(node) };
   Object.defineProperty(expression, BRAND, { value: true });
-  return Object.freeze(expression);
+  return Object.freeze(expression) as Expression<T>;
 }
 
 export function isExpression(value: unknown): value is Expression {
