@@ -1,0 +1,35 @@
+import type { Dialect } from "tempest-db-js";
+import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
+import { classifyPostgresJsError } from "./classify-postgresjs-error.js";
+import { PostgresJsCompiler } from "./postgresjs-compiler.js";
+import { PostgresJsDriver } from "./postgresjs-driver.js";
+
+/** PostgreSQL 13 or later (gen_random_uuid, SKIP LOCKED, partial-index conflict targets). */
+export const postgresJsCapabilities = defineCapabilities({
+  rowLocks: true,
+  shareLocks: true,
+  skipLocked: true,
+  noWait: true,
+  lockOf: true,
+  returningInsert: true,
+  returningUpdate: true,
+  returningDelete: true,
+  limitInSubquery: true,
+  conflictTarget: true,
+  conflictTargetWhere: true,
+  partialIndexes: true,
+  savepoints: true,
+  listenNotify: true,
+  maxParams: 65535,
+});
+
+/** The dialect object: everything createEngine needs, through the public contract only. */
+export const postgresJsDialect: Dialect = {
+  contractVersion: DIALECT_CONTRACT_VERSION,
+  name: "PostgreSQL (postgres.js)",
+  schemes: ["postgresjs"],
+  capabilitiesFor: () => postgresJsCapabilities,
+  createCompiler: (capabilities) => new PostgresJsCompiler(capabilities),
+  createDriver: (config) => new PostgresJsDriver(config),
+  classifyError: classifyPostgresJsError,
+};
