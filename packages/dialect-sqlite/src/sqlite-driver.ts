@@ -128,7 +128,7 @@ export class SqliteDriver implements Driver {
 
   #open(): Database.Database {
     if (this.#db) return this.#db;
-    const db = new Database(this.target.filename, { timeout: this.busyTimeoutMs });
+    const db = openDatabase(this.target.filename, this.busyTimeoutMs);
     try {
       if (!this.target.memory) {
         // WAL lets readers run beside the one writer, also across processes. A file system that
@@ -225,6 +225,18 @@ export class SqliteDriver implements Driver {
   #totalChanges(db: Database.Database): number {
     const row = this.#prepare(db, "SELECT total_changes()")?.safeIntegers(false).raw(true).get() as [number] | undefined;
     return row?.[0] ?? 0;
+  }
+}
+
+/** better-sqlite3 checks the directory itself and throws a code-less TypeError: give it SQLite's code and the path. */
+function openDatabase(filename: string, busyTimeoutMs: number): Database.Database {
+  try {
+    return new Database(filename, { timeout: busyTimeoutMs });
+  } catch (error) {
+    if (error instanceof TypeError && /^Cannot open database/.test(error.message)) {
+      throw Object.assign(new Error(`${error.message}: ${filename}`, { cause: error }), { code: "SQLITE_CANTOPEN" });
+    }
+    throw error;
   }
 }
 

@@ -39,7 +39,7 @@ export function parseSqliteUrl(url: string, cwd: string = process.cwd()): Sqlite
   if (path.includes("\0")) throw new ValidationError("An SQLite file name cannot contain NUL");
   if (path.endsWith("/")) throw new ValidationError(`SQLite URL ${JSON.stringify(url)} names a directory, not a database file`);
   // `sqlite:///C:/data/app.db` is the Windows path C:/data/app.db.
-  if (/^\/[A-Za-z]:[/\\]/.test(path)) path = path.slice(1);
-  const filename = isAbsolute(path) ? path : resolve(cwd, path);
+  const drive = /^\/([A-Za-z]:[/\\].*)$/s.exec(path)?.[1];
+  const filename = drive ?? (isAbsolute(path) ? path : resolve(cwd, path));
   return Object.freeze({ filename, memory: false });
 }

@@ -1,0 +1,132 @@
+import type { QueryEvent } from "tempest-db-js";
+import { ConstraintViolationError, insert, QueryError, select, sql, update } from "tempest-db-js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { TestDatabase } from "./support/engines.js";
+import { deferred, openDatabase, targets } from "./support/engines.js";
+import { Counter } from "./support/models.js";
+
+describe.each(targets)("transactions on a %s database", (target) => {
+  let db: TestDatabase;
+  const events: QueryEvent[] = [];
+
+  beforeEach(async () => {
+    events.length = 0;
+    db = openDatabase(target, { onQuery: (event) => events.push(event) });
+    await db.engine.createAll([Counter]);
+    await db.engine.execute(insert(Counter).values({ id: 1, value: 0 })).rowsAffected();
+  });
+
+  afterEach(() => db.close());
+
+  const read = async () => (await db.engine.execute(select(Counter, ["value"]).where({ id: 1 })).one()).value;
+
+  it("concurrent engine.transaction() calls are serialized on the one connection: no lost update, no nested BEGIN", async () => {
+    const { engine } = db;
+    // A read-modify-write with an await in the middle loses updates if two transactions interleave.
+    const increment = () =>
+      engine.transaction(async (tx) => {
+        const { value } = await tx.execute(select(Counter, ["value"]).where({ id: 1 })).one();
+        await new Promise((resolve) => setImmediate(resolve));
+        await tx
+          .execute(
+            update(Counter)
+              .set({ value: value + 1 })
+              .where({ id: 1 }),
+          )
+          .rowsAffected();
+        return value;
+      });
+    const seen = await Promise.all(Array.from({ length: 25 }, increment));
+    expect(await read()).toBe(25);
+    // FIFO: each transaction saw the value the one before it left.
+    expect(seen).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    expect(events.filter((e) => e.error)).toEqual([]);
+  });
+
+  it("a plain statement issued while a transaction is open waits for its COMMIT", async () => {
+    const { engine } = db;
+    const hold = deferred();
+    const entered = deferred();
+    const tx = engine.transaction(async (t) => {
+      await t.execute(update(Counter).set({ value: 41 }).where({ id: 1 })).rowsAffected();
+      entered.resolve();
+      await hold.promise;
+      await t.execute(update(Counter).set({ value: 42 }).where({ id: 1 })).rowsAffected();
+    });
+    await entered.promise;
+    const outside = read();
+    // Give the outside read every chance to run (it would, without the mutex) before committing.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    hold.resolve();
+    await tx;
+    // Had it run inside the open transaction it would have seen 41.
+    expect(await outside).toBe(42);
+  });
+
+  it("a failing statement rolls the transaction back and the engine stays usable", async () => {
+    const { engine } = db;
+    const error = await engine
+      .transaction(async (tx) => {
+        await tx.execute(update(Counter).set({ value: 7 }).where({ id: 1 })).rowsAffected();
+        await tx.execute(insert(Counter).values({ id: 1, value: 0 })).rowsAffected();
+      })
+      .catch((e: unknown) => e);
+    expect(ConstraintViolationError.isInstance(error)).toBe(true);
+    expect((error as QueryError).kind).toBe("unique-violation");
+    expect(events.at(-1)?.sql).toBe("ROLLBACK");
+    expect(await read()).toBe(0);
+    // Both plain statements and new transactions still work.
+    await engine.transaction(async (tx) => tx.execute(update(Counter).set({ value: 8 }).where({ id: 1 })).rowsAffected());
+    expect(await read()).toBe(8);
+  });
+
+  it("a callback that throws rolls back; the error is the callback's", async () => {
+    const boom = new Error("boom");
+    const error = await db.engine
+      .transaction(async (tx) => {
+        await tx.execute(update(Counter).set({ value: 9 }).where({ id: 1 })).rowsAffected();
+        throw boom;
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBe(boom);
+    expect(await read()).toBe(0);
+  });
+
+  it("a nested transaction is a savepoint that rolls back alone", async () => {
+    await db.engine.transaction(async (tx) => {
+      await tx.execute(update(Counter).set({ value: 1 }).where({ id: 1 })).rowsAffected();
+      await tx
+        .transaction(async (inner) => {
+          await inner.execute(update(Counter).set({ value: 2 }).where({ id: 1 })).rowsAffected();
+          throw new Error("inner");
+        })
+        .catch(() => undefined);
+      await tx.transaction(async (inner) => inner.execute(insert(Counter).values({ id: 2, value: 5 })).rowsAffected());
+    });
+    expect(await db.engine.execute(select(Counter).orderBy("id")).all()).toEqual([
+      { id: 1, value: 1 },
+      { id: 2, value: 5 },
+    ]);
+  });
+
+  it("readOnly opens a DEFERRED transaction; isolation levels change nothing", async () => {
+    const value = await db.engine.transaction(async (tx) => (await tx.execute(select(Counter, ["value"])).one()).value, { readOnly: true });
+    await db.engine.transaction(async (tx) => tx.execute(select(Counter, ["value"])).one(), { isolation: "read committed" });
+    expect(value).toBe(0);
+    expect(events.map((e) => e.sql).filter((s) => s.startsWith("BEGIN"))).toEqual(["BEGIN DEFERRED", "BEGIN IMMEDIATE"]);
+  });
+
+  it("a raw multi-statement script runs through exec, and refuses parameters", async () => {
+    const { engine } = db;
+    const script = `INSERT INTO "counters" VALUES (10, 1); INSERT INTO "counters" VALUES (11, 1); UPDATE "counters" SET "value" = 2 WHERE "id" >= 10;`;
+    expect(await engine.execute(sql.raw(script)).rowsAffected()).toBe(4);
+    expect(await engine.execute(sql.raw(`SELECT count(*) AS n FROM "counters" WHERE "value" = 2`)).all()).toEqual([{ n: 2 }]);
+    const error = await engine
+      .execute(sql.expr`DELETE FROM "counters" WHERE "id" = ${10}; DELETE FROM "counters"`)
+      .rowsAffected()
+      .catch((e: unknown) => e);
+    expect(QueryError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain("only without parameters");
+    expect(await engine.execute(sql.raw(`SELECT count(*) AS n FROM "counters"`)).scalar()).toBe(3);
+  });
+});
