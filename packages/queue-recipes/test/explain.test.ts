@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEngine, formatLiteral, select, sql, update } from "tempest-db-js";
+import type { Engine } from "tempest-db-js";
+import { claimBatch, enqueue, reclaimExpired } from "../src/index.js";
+import { freshQueue } from "./support/fresh-queue.js";
+import type { Target } from "./support/targets.js";
+import { targets } from "./support/targets.js";
+
+/** Each server's own EXPLAIN, and what in its output means "read the whole table". */
+const explainers: Record<Target["name"], { prefix: string; analyze: (table: string) => string; fullScan: (plan: string, table: string) => boolean }> = {
+  PostgreSQL: { prefix: "EXPLAIN ", analyze: (t) => `ANALYZE "${t}"`, fullScan: (plan) => /Seq Scan/.test(plan) },
+  MySQL: { prefix: "EXPLAIN ", analyze: (t) => `ANALYZE TABLE \`${t}\``, fullScan: (plan) => /"type":"ALL"/.test(plan) },
+  SQLite: { prefix: "EXPLAIN QUERY PLAN ", analyze: (t) => `ANALYZE "${t}"`, fullScan: (plan, t) => new RegExp(`SCAN ${t}\\b(?! USING)`).test(plan) },
+};
+
+/** The statement with its parameters written in as literals, as the planner sees it for one execution. */
+function inline(statement: string, params: readonly unknown[]): string {
+  let i = 0;
+  return statement.replace(/\$(\d+)|\?/g, (_, n: string | undefined) => formatLiteral(params[n ? Number(n) - 1 : i++], false));
+}
+
+describe.each(targets)("claims use indexes on $name", (target) => {
+  let engine: Engine;
+  const statements: { sql: string; params: readonly unknown[] }[] = [];
+  beforeAll(() => {
+    engine = createEngine(target.url, { logParams: true, onQuery: (e) => statements.push({ sql: e.sql, params: e.params ?? [] }) });
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  it("claims and reclaims without scanning a table of 20 000 rows", async () => {
+    const { Outbound } = await freshQueue(engine, "explain");
+    const explainer = explainers[target.name];
+    for (let i = 0; i < 20; i++) {
+      await enqueue(engine, Outbound, Array.from({ length: 1000 }, (_, j) => ({ consumer: `c${j % 10}`, idempotencyKey: `k${i}-${j}` })));
+    }
+    // A realistic table: most messages long sent, a few waiting, a few in flight.
+    await engine.execute(update(Outbound).set({ status: "sent" }).where({ idempotencyKey: { notIn: Array.from({ length: 200 }, (_, j) => `k0-${j}`) } })).rowsAffected();
+    await engine.execute(sql.raw(explainer.analyze(Outbound.tablename))).all();
+
+    statements.length = 0;
+    const claimed = await claimBatch(engine, Outbound, { size: 10 });
+    expect(claimed).toHaveLength(10);
+    await reclaimExpired(engine, Outbound, { leaseSeconds: 60 });
+    const planned = statements.filter((s) => /^(SELECT|UPDATE)/i.test(s.sql) && !/^SELECT .* WHERE .*"?id"?` ?IN/i.test(s.sql));
+    expect(planned.length).toBeGreaterThanOrEqual(2);
+    for (const statement of planned) {
+      const rows = await engine.execute(sql.raw(explainer.prefix + inline(statement.sql, statement.params))).all();
+      const plan = JSON.stringify(rows);
+      expect(plan.length).toBeGreaterThan(2);
+      if (process.env.SHOW_PLANS) process.stdout.write(`${plan}\n`);
+      expect(explainer.fullScan(plan, Outbound.tablename), `${statement.sql}\n${plan}`).toBe(false);
+    }
+    const remaining = await engine.execute(select(Outbound, ["id"]).where({ status: "queued" })).all();
+    expect(remaining).toHaveLength(190);
+  });
+});
