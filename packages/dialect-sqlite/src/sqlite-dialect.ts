@@ -4,7 +4,10 @@ import { SqliteCompiler } from "./sqlite-compiler.js";
 import { SqliteDriver } from "./sqlite-driver.js";
 import { parseSqliteUrl } from "./sqlite-url.js";
 
-/** What the better-sqlite3 12 build (SQLite 3.5x) can do; `inspectServer` lowers it for an older linked SQLite. */
+/**
+ * What the better-sqlite3 12 build (SQLite 3.5x) can do; `inspectServer` lowers it for an older
+ * linked SQLite. Flags not named keep core's safe default (`false`).
+ */
 export const sqliteCapabilities = defineCapabilities({
   rowLocks: false,
   shareLocks: false,
