@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors.js";
-import { describe } from "../expression/assert-bindable.js";
+import { describe, isBytes, isDateValue } from "../expression/assert-bindable.js";
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -15,7 +15,7 @@ const checks: Record<ColumnKind, Check> = {
   varchar: (v, c) =>
     typeof v !== "string"
       ? "a string"
-      : c.length !== undefined && v.length > c.length
+      : c.length !== undefined && codePoints(v) > c.length
         ? `at most ${c.length} characters`
         : undefined,
   uuid: (v) => (typeof v === "string" && UUID.test(v) ? undefined : "a uuid string"),
@@ -28,10 +28,10 @@ const checks: Record<ColumnKind, Check> = {
       ? undefined
       : "a decimal string or number",
   boolean: (v) => (typeof v === "boolean" ? undefined : "a boolean"),
-  datetime: (v) => (v instanceof Date && !Number.isNaN(v.getTime()) ? undefined : "a valid Date"),
+  datetime: (v) => (isDateValue(v) ? undefined : "a valid Date"),
   date: (v) => (typeof v === "string" && DATE.test(v) ? undefined : "a YYYY-MM-DD string"),
   json: (v) => (isJson(v, 0) ? undefined : "a JSON value (plain objects, arrays, strings, finite numbers, booleans, null)"),
-  bytes: (v) => (v instanceof Uint8Array ? undefined : "a Uint8Array or Buffer"),
+  bytes: (v) => (isBytes(v) ? undefined : "a Uint8Array or Buffer"),
 };
 
 function isJson(value: unknown, depth: number): boolean {
@@ -47,11 +47,20 @@ function isJson(value: unknown, depth: number): boolean {
       if (Array.isArray(value)) return value.every((v) => isJson(v, depth + 1));
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) return false;
+      // Symbol and non-enumerable keys would vanish in JSON.stringify without a word.
+      if (Reflect.ownKeys(value).length !== Object.keys(value).length) return false;
       return Object.values(value).every((v) => isJson(v, depth + 1));
     }
     default:
       return false;
   }
+}
+
+/** Characters as the databases count them in varchar(n): code points, so an emoji is one, not two UTF-16 units. */
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
 }
 
 /** Throws ValidationError unless `value` fits the column (null only where the column allows it). */

@@ -12,7 +12,7 @@ import type { FieldOf, InsertOf, RowOf, SetOf, Simplify, WhereArg } from "../typ
 import { markExecutable } from "./executable.js";
 import type { Executable } from "./executable.js";
 import { resolveFields } from "./resolve-fields.js";
-import { isPlainRecord, resolveSet } from "./resolve-set.js";
+import { fieldNames, isPlainRecord, resolveSet } from "./resolve-set.js";
 import { resolveValue } from "./resolve-value.js";
 import { resolveWhere } from "./resolve-where.js";
 
@@ -121,7 +121,7 @@ function resolveRows(table: TableMeta, input: unknown): { columns: readonly Colu
   const present = new Set<string>();
   rows.forEach((row, i) => {
     if (!isPlainRecord(row)) throw new ValidationError(`insert(${table.model.name}).values: row ${i} is ${describe(row)}, not an object`);
-    for (const field of Object.keys(row)) {
+    for (const field of fieldNames(row, `insert(${table.model.name}).values: row ${i}`)) {
       if (!table.byField.has(field)) throw new ValidationError(`insert(${table.model.name}).values: row ${i}: no field "${field}"`);
       if (row[field] === undefined) {
         throw new ValidationError(`insert(${table.model.name}).values: row ${i}: ${field} is undefined; omit the field or pass null`);

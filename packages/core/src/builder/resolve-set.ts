@@ -12,11 +12,23 @@ export function isPlainRecord(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * The field names of a record. Symbol keys and non-enumerable properties are refused rather than
+ * skipped: a condition or a value the caller wrote must never vanish without a word.
+ */
+export function fieldNames(record: object, where: string): string[] {
+  const names = Object.keys(record);
+  if (Reflect.ownKeys(record).length !== names.length) {
+    throw new ValidationError(`${where}: the object has symbol or non-enumerable keys, which would be ignored; use plain string keys`);
+  }
+  return names;
+}
+
 /** `{ field: value | expression }` into assignments; unknown fields and unfit values are refused. */
 export function resolveSet(table: TableMeta, input: unknown, where: string): Assignment[] {
   if (!isPlainRecord(input)) throw new ValidationError(`${where}: expects an object of field values, got ${describe(input)}`);
   const assignments: Assignment[] = [];
-  for (const field of Object.keys(input)) {
+  for (const field of fieldNames(input, where)) {
     const column = columnOf(table, field, where);
     // undefined is refused by resolveValue, not skipped: a field that silently does not change hides a bug.
     const value = input[field];

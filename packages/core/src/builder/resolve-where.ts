@@ -5,6 +5,7 @@ import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { isCondition } from "./condition.js";
+import { fieldNames } from "./resolve-set.js";
 import { resolveValue } from "./resolve-value.js";
 import { isSubquery } from "./subquery.js";
 
@@ -44,7 +45,7 @@ export function resolveWhere(table: Table, input: unknown, where: string): Condi
     throw new ValidationError(`${where}: expected an object of field conditions, got ${describe(input)}`);
   }
   const items: ConditionNode[] = [];
-  for (const field of Object.keys(input)) {
+  for (const field of fieldNames(input, where)) {
     const column = table.byField.get(field);
     if (!column) throw new ValidationError(`${where}: ${table.model.name || table.name} has no field "${field}"`);
     items.push(resolveField(column, input[field], `${where} on ${field}`));
@@ -56,7 +57,7 @@ export function resolveWhere(table: Table, input: unknown, where: string): Condi
 function resolveField(column: ColumnMeta, value: unknown, where: string): ConditionNode {
   if (value === null) return Object.freeze({ kind: "isNull", column, negated: false });
   if (isPlainObject(value) && expressionNode(value) === undefined) {
-    const keys = Object.keys(value);
+    const keys = fieldNames(value, where);
     if (keys.length === 0) throw new ValidationError(`${where}: an empty operator object`);
     const parts = keys.map((op) => resolveOperator(column, op, value[op], where));
     return parts.length === 1 ? (parts[0] as ConditionNode) : Object.freeze({ kind: "and", items: Object.freeze(parts) });

@@ -16,6 +16,7 @@ import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import type { CompileContext, CompiledQuery } from "./compiled-query.js";
+import { textProblem, valueTextProblem } from "./check-text.js";
 import { compileCreateIndex, compileCreateTable } from "./ddl.js";
 import { formatLiteral } from "./format-literal.js";
 
@@ -107,6 +108,8 @@ export abstract class SqlCompiler {
     if (cached) return cached;
     const ctx = newContext(node.kind === "createTable" || node.kind === "createIndex", tableOf(node));
     const sql = this.statement(node, ctx);
+    const problem = textProblem(sql, false);
+    if (problem) throw new ValidationError(`The SQL text ${problem}: sql.raw, an sql.expr template or an identifier put it there. Pass data as a value.`);
     if (ctx.params.length > this.capabilities.maxParams) {
       throw new ValidationError(`${this.dialectName} takes at most ${this.capabilities.maxParams} parameters per statement; this one has ${ctx.params.length}. Insert in smaller batches.`);
     }
@@ -348,6 +351,11 @@ export abstract class SqlCompiler {
   }
 
   bind(value: unknown, column: ColumnMeta | undefined, ctx: CompileContext): string {
+    const problem = valueTextProblem(value, this.capabilities.nulInText);
+    if (problem) {
+      const what = column ? `the value for ${column.table}.${column.field}` : "a bound value";
+      throw new ValidationError(`${this.dialectName}: ${what} ${problem}; nothing was sent.`);
+    }
     if (ctx.inline) return this.literal(value, column);
     ctx.params.push(this.encodeParam(value, column));
     return this.placeholder(ctx.params.length);

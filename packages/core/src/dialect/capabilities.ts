@@ -32,6 +32,11 @@ export interface DialectCapabilities {
    * safe without row locks.
    */
   readonly serializedWrites: boolean;
+  /**
+   * Text (and strings inside JSON) may hold NUL (U+0000) and every operator treats it as a character.
+   * Without it a NUL in a bound value is a ValidationError while compiling, not a server error.
+   */
+  readonly nulInText: boolean;
   /** Most bound parameters one statement may carry. */
   readonly maxParams: number;
 }
@@ -53,6 +58,7 @@ export const safeCapabilities: DialectCapabilities = Object.freeze({
   savepoints: false,
   listenNotify: false,
   serializedWrites: false,
+  nulInText: false,
   maxParams: 999,
 });
 

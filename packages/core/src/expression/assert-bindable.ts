@@ -19,10 +19,29 @@ export function isScalar(value: unknown): boolean {
     case "number":
       return Number.isFinite(value);
     case "object":
-      return value === null || value instanceof Date || value instanceof Uint8Array;
+      return value === null || isDateValue(value) || isBytes(value);
     default:
       return false;
   }
+}
+
+/**
+ * A valid Date whose methods are Date's own. A subclass may override toISOString or getTime (which
+ * the encoders call) to write another instant or arbitrary text; a Proxy of a Date, or an object
+ * made from Date.prototype, has no time value at all and would crash the encoder.
+ */
+export function isDateValue(value: unknown): value is Date {
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Date.prototype) return false;
+  try {
+    return !Number.isNaN(Date.prototype.getTime.call(value));
+  } catch {
+    return false;
+  }
+}
+
+/** Bytes: a real Uint8Array (a Buffer is one), not an object that only inherits from its prototype. */
+export function isBytes(value: unknown): value is Uint8Array {
+  return ArrayBuffer.isView(value) && value instanceof Uint8Array;
 }
 
 export function describe(value: unknown): string {
