@@ -1,7 +1,7 @@
 import type { ClassifiedError, Dialect, DialectCapabilities, DriverConnection, QueryErrorKind } from "tempest-db-js";
 import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
 import { SqliteCompiler } from "./sqlite-compiler.js";
-import { SqliteDriver } from "./sqlite-driver.js";
+import { SqliteDriver, readOptions } from "./sqlite-driver.js";
 import { parseSqliteUrl } from "./sqlite-url.js";
 
 /**
@@ -109,6 +109,9 @@ export const sqliteDialect: Dialect = {
   },
   createCompiler: (capabilities) => new SqliteCompiler(capabilities),
   createDriver: (config) => new SqliteDriver(config),
+  validateOptions: (options) => {
+    readOptions(options);
+  },
   classifyError: classifySqliteError,
   async inspectServer(connection: DriverConnection, assumed: DialectCapabilities): Promise<DialectCapabilities> {
     const { rows } = await connection.query({ sql: "SELECT sqlite_version()", params: [], rowMode: "array" });

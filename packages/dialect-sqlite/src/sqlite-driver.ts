@@ -75,6 +75,8 @@ export class SqliteDriver implements Driver {
   readonly target: SqliteTarget;
   readonly busyTimeoutMs: number;
   readonly statementCacheSize: number;
+  /** One connection: core refuses a statement on the engine inside its own transaction instead of hanging. */
+  readonly maxConnections = 1;
   readonly #mutex = new FifoMutex();
   /** Insertion order is recency order: a hit moves its entry to the end. */
   readonly #statements = new Map<string, Statement>();
@@ -242,7 +244,7 @@ function openDatabase(filename: string, busyTimeoutMs: number): Database.Databas
 
 const OPTIONS: ReadonlySet<string> = new Set(["busyTimeoutMs", "statementCacheSize"]);
 
-function readOptions(options: Readonly<Record<string, unknown>>): SqliteDriverOptions {
+export function readOptions(options: Readonly<Record<string, unknown>>): SqliteDriverOptions {
   for (const key of Object.keys(options)) {
     if (!OPTIONS.has(key)) {
       throw new ValidationError(`Unknown SQLite driver option "${key}"; the options are ${[...OPTIONS].join(", ")}`);

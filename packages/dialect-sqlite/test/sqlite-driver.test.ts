@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DriverConnection, DriverQuery } from "tempest-db-js";
-import { ConnectionError, createEngine, insert, type QueryError, select, sql } from "tempest-db-js";
+import { ConnectionError, createEngine, insert, type QueryError, select, sql, ValidationError } from "tempest-db-js";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteDriver } from "../src/index.js";
 import { deferred, openDatabase } from "./support/engines.js";
@@ -49,19 +49,14 @@ describe("connection setup", () => {
     }
   });
 
-  it("refuses unknown or malformed driver options when the engine first connects", async () => {
+  it("refuses unknown or malformed driver options in createEngine, before anything connects", () => {
     for (const [options, message] of [
       [{ busyTimeout: 10 }, 'Unknown SQLite driver option "busyTimeout"'],
       [{ busyTimeoutMs: -1 }, "busyTimeoutMs must be a non-negative integer"],
       [{ statementCacheSize: 0 }, "statementCacheSize must be a positive integer"],
     ] as const) {
-      const engine = createEngine("sqlite::memory:", { driver: options });
-      const error = await engine
-        .execute(sql.raw("SELECT 1"))
-        .all()
-        .catch((e: unknown) => e);
-      expect((error as Error).message).toContain(message);
-      await engine.close();
+      expect(() => createEngine("sqlite::memory:", { driver: options })).toThrow(message);
+      expect(() => createEngine("sqlite::memory:", { driver: options })).toThrow(ValidationError);
     }
   });
 

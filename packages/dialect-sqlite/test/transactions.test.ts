@@ -1,5 +1,5 @@
 import type { QueryEvent } from "tempest-db-js";
-import { ConstraintViolationError, insert, QueryError, select, sql, update } from "tempest-db-js";
+import { ConstraintViolationError, insert, QueryError, select, sql, update, ValidationError } from "tempest-db-js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { TestDatabase } from "./support/engines.js";
 import { deferred, openDatabase, targets } from "./support/engines.js";
@@ -61,6 +61,22 @@ describe.each(targets)("transactions on a %s database", (target) => {
     await tx;
     // Had it run inside the open transaction it would have seen 41.
     expect(await outside).toBe(42);
+  });
+
+  it("a statement on the engine inside its own transaction callback is refused instead of hanging", async () => {
+    const { engine } = db;
+    const error = await engine
+      .transaction(async (t) => {
+        await t.execute(update(Counter).set({ value: 7 }).where({ id: 1 })).rowsAffected();
+        await engine.execute(select(Counter).where({ id: 1 })).all();
+      })
+      .catch((e: unknown) => e);
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain("tx.execute");
+    const nested = await engine.transaction(async () => engine.transaction(async () => 1)).catch((e: unknown) => e);
+    expect(ValidationError.isInstance(nested)).toBe(true);
+    // The transaction rolled back and the engine is usable.
+    expect(await read()).not.toBe(7);
   });
 
   it("a failing statement rolls the transaction back and the engine stays usable", async () => {

@@ -27,6 +27,8 @@ export interface Dialect {
   capabilitiesFor(url: string): DialectCapabilities;
   createCompiler(capabilities: DialectCapabilities): SqlCompiler;
   createDriver(config: DriverConfig): Driver;
+  /** Checks `createEngine(url, { driver })` options up front, so a typo fails in createEngine, not at the first statement. */
+  validateOptions?(options: Readonly<Record<string, unknown>>): void;
   classifyError(error: unknown): ClassifiedError;
   /** Run once on the first connection: the capabilities of the actual server (e.g. its version). */
   inspectServer?(connection: DriverConnection, assumed: DialectCapabilities): Promise<DialectCapabilities>;

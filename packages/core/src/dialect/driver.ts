@@ -32,6 +32,8 @@ export interface DriverConfig {
 
 /** A pool over a real driver. */
 export interface Driver {
+  /** How many connections the driver can lend at once, when it is fixed (SQLite: 1). */
+  readonly maxConnections?: number;
   acquire(): Promise<DriverConnection>;
   close(): Promise<void>;
   /**

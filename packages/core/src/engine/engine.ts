@@ -66,6 +66,7 @@ export function createEngine(url: string, options: EngineOptions = {}): Engine {
   const dialect = options.dialect ?? dialectFor(url);
   const poolSize = options.poolSize ?? 10;
   if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new ValidationError("poolSize must be a positive integer");
+  dialect.validateOptions?.({ ...options.driver });
   const core = new EngineCore(dialect, {
     url,
     poolSize,

@@ -1,10 +1,14 @@
 import type { CompiledQuery } from "../compiler/compiled-query.js";
-import { ConnectionError, RetryableTransactionError } from "../errors.js";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { ConnectionError, RetryableTransactionError, ValidationError } from "../errors.js";
 import type { EngineCore } from "./engine-core.js";
 import { BaseExecutor, runSql } from "./executor.js";
 import type { TransactionHandle, TransactionOptions } from "./executor.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { Transaction } from "./transaction.js";
+
+/** The engines whose transaction the current async context runs inside. */
+const openTransactions = new AsyncLocalStorage<ReadonlySet<object>>();
 
 /**
  * Runs each statement on a pooled connection, outside any transaction, and opens transactions.
@@ -12,6 +16,7 @@ import { Transaction } from "./transaction.js";
  */
 export class Session extends BaseExecutor {
   async runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
+    this.#refuseSelfDeadlock();
     const connection = await this.core.acquire();
     let broken = false;
     try {
@@ -40,7 +45,20 @@ export class Session extends BaseExecutor {
     }
   }
 
+  /**
+   * On a single-connection driver (SQLite), a statement on the engine inside its own transaction
+   * callback would wait for the connection the transaction holds: a silent hang. Refuse it instead.
+   */
+  #refuseSelfDeadlock(): void {
+    if (this.core.driver.maxConnections === 1 && openTransactions.getStore()?.has(this.core)) {
+      throw new ValidationError(
+        "This statement runs on the engine inside its own transaction callback, but the engine has a single connection, held by that transaction: it would wait forever. Run it on the transaction (tx.execute) instead.",
+      );
+    }
+  }
+
   async #once<T>(fn: (tx: TransactionHandle) => Promise<T>, options: TransactionOptions): Promise<T> {
+    this.#refuseSelfDeadlock();
     await this.core.ready();
     const connection = await this.core.acquire();
     const compiler = this.core.compiler;
@@ -50,7 +68,9 @@ export class Session extends BaseExecutor {
       for (const sql of compiler.beginStatements(options)) await runSql(this.core, connection, sql, true);
       let result: T;
       try {
-        result = await fn(tx);
+        const held = new Set(openTransactions.getStore());
+        held.add(this.core);
+        result = await openTransactions.run(held, () => fn(tx));
       } catch (error) {
         tx.finish();
         try {
