@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { createEngine, dropTable, redactUrl, sql } from "tempest-db-js";
 import { enqueue, ensureQueueSchema } from "@tempest-db-js/queue-recipes";
+import { createEngine, dropTable, redactUrl, sql } from "tempest-db-js";
 import { Delivery, Outbound } from "./models.mjs";
 import { createProgress } from "./progress.mjs";
 import { formatSummary } from "./summary.mjs";
@@ -30,7 +30,9 @@ const { values: flags } = parseArgs({
   },
 });
 if (flags.help) {
-  console.log("pnpm demo [-- --messages N --workers K --failure-rate 0..1 --duplicate-rate 0..1 --batch-size B --concurrency C --max-attempts A]\nDATABASE_URL picks PostgreSQL or MySQL/MariaDB; without it an SQLite file is used.");
+  console.log(
+    "pnpm demo [-- --messages N --workers K --failure-rate 0..1 --duplicate-rate 0..1 --batch-size B --concurrency C --max-attempts A]\nDATABASE_URL picks PostgreSQL or MySQL/MariaDB; without it an SQLite file is used.",
+  );
   process.exit(0);
 }
 const messages = positiveInt(flags.messages, "--messages");
@@ -50,7 +52,9 @@ if (!url) {
 }
 const engine = createEngine(url);
 console.log(`database  ${redactUrl(url)} (${engine.dialectName})`);
-console.log(`workload  ${messages} messages, ${workers} worker processes × ${concurrency} lanes, batch ${batchSize}, failure rate ${failureRate}, max attempts ${maxAttempts}\n`);
+console.log(
+  `workload  ${messages} messages, ${workers} worker processes × ${concurrency} lanes, batch ${batchSize}, failure rate ${failureRate}, max attempts ${maxAttempts}\n`,
+);
 
 // A fresh schema, created from the models (the queue's indexes included).
 await engine.execute(dropTable(Outbound, { ifExists: true })).rowsAffected();
@@ -146,7 +150,9 @@ console.log(
 const exactlyOnce = deliveries === counts.sent && delivered === counts.sent;
 const accounted = counts.sent + counts.failed === inserted && inserted + duplicates === messages;
 if (!exactlyOnce || !accounted) {
-  console.error(`\nINCONSISTENT: ${deliveries} deliveries for ${counts.sent} sent (${delivered} distinct); ${inserted} inserted vs ${counts.sent} sent + ${counts.failed} failed`);
+  console.error(
+    `\nINCONSISTENT: ${deliveries} deliveries for ${counts.sent} sent (${delivered} distinct); ${inserted} inserted vs ${counts.sent} sent + ${counts.failed} failed`,
+  );
   process.exit(1);
 }
 console.log("\nEvery sent message was delivered exactly once.");

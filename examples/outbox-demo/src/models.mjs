@@ -1,4 +1,4 @@
-import { Model, column, sql } from "tempest-db-js";
+import { column, Model, sql } from "tempest-db-js";
 
 // The outbox guide's model, as written.
 export class Outbound extends Model {

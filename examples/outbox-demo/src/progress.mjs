@@ -13,7 +13,9 @@ export function createProgress(stream = process.stdout) {
       if (tty) {
         const width = 30;
         const filled = Math.round(share * width);
-        stream.write(`\r\x1b[2K[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${String(Math.floor(share * 100)).padStart(3)}%  ${text}`);
+        stream.write(
+          `\r\x1b[2K[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${String(Math.floor(share * 100)).padStart(3)}%  ${text}`,
+        );
       } else if (Date.now() - lastPlain >= 1000 || done === target) {
         lastPlain = Date.now();
         stream.write(`${String(Math.floor(share * 100)).padStart(3)}%  ${text}\n`);

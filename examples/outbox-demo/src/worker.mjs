@@ -1,7 +1,8 @@
 // One worker process: runs the queue's work() loop against a flaky consumer until the parent
 // says stop, reporting its running totals over IPC.
-import { createEngine, insert } from "tempest-db-js";
+
 import { work } from "@tempest-db-js/queue-recipes";
+import { createEngine, insert } from "tempest-db-js";
 import { Delivery, Outbound } from "./models.mjs";
 
 const config = JSON.parse(process.env.OUTBOX_DEMO_WORKER ?? "{}");

@@ -7,8 +7,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Model, column, createEngine, dropTable } from "tempest-db-js";
 import { drain, enqueue, ensureQueueSchema } from "@tempest-db-js/queue-recipes";
+import { column, createEngine, dropTable, Model } from "tempest-db-js";
 
 const { values } = parseArgs({
   options: {
@@ -50,7 +50,10 @@ for (const [name, url, dialect] of targets) {
     await ensureQueueSchema(engine, Outbound);
     let started = performance.now();
     for (let i = 0; i < messages; i += 1000) {
-      const chunk = Array.from({ length: Math.min(1000, messages - i) }, (_, j) => ({ consumer: `c${(i + j) % 8}`, idempotencyKey: `k${i + j}` }));
+      const chunk = Array.from({ length: Math.min(1000, messages - i) }, (_, j) => ({
+        consumer: `c${(i + j) % 8}`,
+        idempotencyKey: `k${i + j}`,
+      }));
       await enqueue(engine, Outbound, chunk);
     }
     const enqueueSeconds = (performance.now() - started) / 1000;
@@ -58,7 +61,12 @@ for (const [name, url, dialect] of targets) {
     const result = await drain(engine, Outbound, () => {}, { batchSize, concurrency });
     const drainSeconds = (performance.now() - started) / 1000;
     if (result.sent !== messages) throw new Error(`${name}: sent ${result.sent} of ${messages}`);
-    rows.push({ dialect: name, messages, "enqueue msg/s": Math.round(messages / enqueueSeconds), "drain jobs/s": Math.round(messages / drainSeconds) });
+    rows.push({
+      dialect: name,
+      messages,
+      "enqueue msg/s": Math.round(messages / enqueueSeconds),
+      "drain jobs/s": Math.round(messages / drainSeconds),
+    });
   } finally {
     await engine.close();
   }

@@ -1,9 +1,9 @@
-import { select, sql, update, UnsupportedFeatureError, ValidationError } from "tempest-db-js";
 import type { Executor, ForUpdateOptions, InferModel, ModelClass } from "tempest-db-js";
+import { select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
 import { dueCondition } from "./due-condition.js";
 import type { QueueOptions } from "./queue-options.js";
-import { queueTable } from "./queue-table.js";
 import type { QueueTable } from "./queue-table.js";
+import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
 import { runClaimTransaction } from "./run-claim-transaction.js";
 
@@ -53,7 +53,8 @@ export function claimPlan(db: Pick<Executor, "capabilities" | "dialectName">): C
  */
 export async function claimBatch<M extends ModelClass<any>>(db: Executor, model: M, options: ClaimOptions): Promise<InferModel<M>[]> {
   const size = options.size;
-  if (!Number.isSafeInteger(size) || size < 1) throw new ValidationError(`claimBatch: size must be a positive integer, got ${String(size)}`);
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new ValidationError(`claimBatch: size must be a positive integer, got ${String(size)}`);
   const q = queueTable(model, options);
   const plan = claimPlan(db);
   const rows =

@@ -1,5 +1,5 @@
-import { ValidationError } from "tempest-db-js";
 import type { Executor, InferModel, ModelClass } from "tempest-db-js";
+import { ValidationError } from "tempest-db-js";
 import type { Backoff } from "./backoff.js";
 import { claimBatch } from "./claim-batch.js";
 import { markFailed } from "./mark-failed.js";
@@ -130,6 +130,7 @@ async function settleBatch(
 }
 
 function positive(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new ValidationError(`drain: ${name} must be a positive integer, got ${String(value)}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new ValidationError(`drain: ${name} must be a positive integer, got ${String(value)}`);
   return value;
 }

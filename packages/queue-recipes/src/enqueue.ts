@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { insert, select, sql, ValidationError } from "tempest-db-js";
 import type { Executor, InferInsert, ModelClass } from "tempest-db-js";
+import { insert, select, sql, ValidationError } from "tempest-db-js";
 import { chunk } from "./chunk.js";
 import type { QueueOptions } from "./queue-options.js";
-import { queueTable } from "./queue-table.js";
 import type { QueueTable } from "./queue-table.js";
+import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
 
 /**
@@ -52,7 +52,10 @@ export async function enqueue<M extends ModelClass<any>>(
   const list = (Array.isArray(messages) ? messages : [messages]) as readonly EnqueueMessage<M>[];
   const rows = list.map((message, i) => toRow(q, message, i, options.delaySeconds ?? 0));
   const insertedIds = new Set<unknown>();
-  const perInsert = Math.max(1, Math.min(MAX_ROWS_PER_INSERT, Math.floor(db.capabilities.maxParams / Object.keys(rows[0] ?? { x: 1 }).length) - 1));
+  const perInsert = Math.max(
+    1,
+    Math.min(MAX_ROWS_PER_INSERT, Math.floor(db.capabilities.maxParams / Object.keys(rows[0] ?? { x: 1 }).length) - 1),
+  );
   for (const part of chunk(rows, perInsert)) {
     for (const id of await insertChunk(db, q, part)) insertedIds.add(id);
   }
@@ -63,7 +66,11 @@ export async function enqueue<M extends ModelClass<any>>(
     (insertedIds.has(row[q.f.id]) ? inserted : duplicates).push(entry);
   });
   if (duplicates.length > 0) {
-    const existing = await existingIds(db, q, duplicates.map((d) => rows[d.index] as Record<string, unknown>));
+    const existing = await existingIds(
+      db,
+      q,
+      duplicates.map((d) => rows[d.index] as Record<string, unknown>),
+    );
     for (let i = 0; i < duplicates.length; i++) {
       const d = duplicates[i] as EnqueuedMessage<M>;
       const row = rows[d.index] as Record<string, unknown>;

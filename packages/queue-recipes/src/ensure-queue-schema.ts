@@ -1,5 +1,5 @@
-import { createIndexes, createTable } from "tempest-db-js";
 import type { Executor, Index, ModelClass } from "tempest-db-js";
+import { createIndexes, createTable } from "tempest-db-js";
 import { queueIndexes } from "./queue-indexes.js";
 import type { QueueOptions } from "./queue-options.js";
 

@@ -1,5 +1,5 @@
-import { update } from "tempest-db-js";
 import type { Executor } from "tempest-db-js";
+import { update } from "tempest-db-js";
 import { chunk } from "./chunk.js";
 import type { QueueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";

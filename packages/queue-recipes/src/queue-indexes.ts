@@ -1,5 +1,5 @@
-import { index, uniqueIndex } from "tempest-db-js";
 import type { Index, ModelClass } from "tempest-db-js";
+import { index, uniqueIndex } from "tempest-db-js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 

@@ -1,7 +1,7 @@
-import { tableMeta, ValidationError } from "tempest-db-js";
 import type { ModelClass, TableMeta } from "tempest-db-js";
-import { defaultFields, defaultStatuses } from "./queue-options.js";
+import { tableMeta, ValidationError } from "tempest-db-js";
 import type { QueueFields, QueueOptions, QueueStatuses } from "./queue-options.js";
+import { defaultFields, defaultStatuses } from "./queue-options.js";
 
 /** A model read as a queue: the resolved field names, status values and notification channel. */
 export interface QueueTable {

@@ -1,5 +1,5 @@
-import { sql, update, ValidationError } from "tempest-db-js";
 import type { Executor, ModelClass } from "tempest-db-js";
+import { sql, update, ValidationError } from "tempest-db-js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
@@ -17,7 +17,8 @@ export interface ReclaimOptions extends QueueOptions {
  */
 export async function reclaimExpired(db: Executor, model: ModelClass<any>, options: ReclaimOptions): Promise<number> {
   const { leaseSeconds } = options;
-  if (typeof leaseSeconds !== "number" || !(leaseSeconds >= 0)) throw new ValidationError("reclaimExpired: leaseSeconds must be a number ≥ 0");
+  if (typeof leaseSeconds !== "number" || !(leaseSeconds >= 0))
+    throw new ValidationError("reclaimExpired: leaseSeconds must be a number ≥ 0");
   const q = queueTable(model, options);
   const statement = update(q.model)
     .set({ [q.f.status]: q.s.queued, [q.f.nextAttemptAt]: sql.now(), [q.f.updatedAt]: sql.now() } as any)

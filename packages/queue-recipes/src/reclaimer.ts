@@ -1,6 +1,6 @@
 import type { Executor, ModelClass } from "tempest-db-js";
-import { reclaimExpired } from "./reclaim-expired.js";
 import type { ReclaimOptions } from "./reclaim-expired.js";
+import { reclaimExpired } from "./reclaim-expired.js";
 
 /**
  * Runs `reclaimExpired` for a drain: at once when asked, otherwise at most every half lease, and

@@ -1,12 +1,12 @@
-import { sql } from "tempest-db-js";
 import type { Executor, Expression, ModelClass } from "tempest-db-js";
-import { backoffSeconds } from "./backoff.js";
+import { sql } from "tempest-db-js";
 import type { Backoff } from "./backoff.js";
-import { fencedUpdate } from "./fenced-update.js";
+import { backoffSeconds } from "./backoff.js";
 import type { SettleResult } from "./fenced-update.js";
+import { fencedUpdate } from "./fenced-update.js";
 import type { QueueOptions } from "./queue-options.js";
-import { queueTable } from "./queue-table.js";
 import type { QueueTable } from "./queue-table.js";
+import { queueTable } from "./queue-table.js";
 
 export interface RequeueOptions extends QueueOptions {
   /** How long each message waits before its next attempt (default: exponential from 1 s with jitter). */
@@ -18,7 +18,12 @@ export interface RequeueOptions extends QueueOptions {
  * claim. Each message gets its own jittered delay, yet the batch is one statement: the delays
  * travel in a CASE on the id, each computed from the database clock.
  */
-export function requeue(db: Executor, model: ModelClass<any>, claims: readonly object[], options: RequeueOptions = {}): Promise<SettleResult> {
+export function requeue(
+  db: Executor,
+  model: ModelClass<any>,
+  claims: readonly object[],
+  options: RequeueOptions = {},
+): Promise<SettleResult> {
   const q = queueTable(model, options);
   return fencedUpdate(db, q, claims as Record<string, unknown>[], (group) => ({
     [q.f.status]: q.s.queued,

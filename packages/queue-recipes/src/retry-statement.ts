@@ -1,5 +1,5 @@
-import { RetryableTransactionError } from "tempest-db-js";
 import type { Executor, TransactionHandle } from "tempest-db-js";
+import { RetryableTransactionError } from "tempest-db-js";
 import { TRANSACTION_RETRIES } from "./run-claim-transaction.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { Executor, ModelClass } from "tempest-db-js";
-import { drain } from "./drain.js";
 import type { Deliver, DrainOptions, DrainResult } from "./drain.js";
+import { drain } from "./drain.js";
 import { queueTable } from "./queue-table.js";
 import { interruptibleSleep } from "./sleep.js";
 

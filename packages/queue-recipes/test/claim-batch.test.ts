@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insert, select, sql, update } from "tempest-db-js";
 import type { Engine } from "tempest-db-js";
+import { insert, select, sql, update } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, claimPlan, enqueue } from "../src/index.js";
 import { freshQueue } from "./support/fresh-queue.js";
 import { engineFor, targets } from "./support/targets.js";
@@ -25,8 +25,14 @@ describe.each(targets)("claimBatch on $name", (target) => {
       nextAttemptAt: new Date(base + n * 1000),
     }));
     await engine.execute(insert(Outbound).values(rows)).rowsAffected();
-    await engine.execute(insert(Outbound).values({ id: crypto.randomUUID(), consumer: "future", status: "queued", nextAttemptAt: sql.nowPlusSeconds(600) })).rowsAffected();
-    await engine.execute(insert(Outbound).values({ id: crypto.randomUUID(), consumer: "sent", status: "sent", nextAttemptAt: new Date(base) })).rowsAffected();
+    await engine
+      .execute(
+        insert(Outbound).values({ id: crypto.randomUUID(), consumer: "future", status: "queued", nextAttemptAt: sql.nowPlusSeconds(600) }),
+      )
+      .rowsAffected();
+    await engine
+      .execute(insert(Outbound).values({ id: crypto.randomUUID(), consumer: "sent", status: "sent", nextAttemptAt: new Date(base) }))
+      .rowsAffected();
 
     const first = await claimBatch(engine, Outbound, { size: 3 });
     expect(first.map((r) => r.consumer)).toEqual(["c1", "c2", "c3"]);
@@ -55,7 +61,11 @@ describe.each(targets)("claimBatch on $name", (target) => {
   it("never hands out more than size, nor one row twice, under heavy concurrency", async () => {
     const { Outbound } = await freshQueue(engine, "claim_concurrent");
     const total = 1200;
-    await enqueue(engine, Outbound, Array.from({ length: total }, (_, i) => ({ consumer: `c${i % 7}` })));
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: total }, (_, i) => ({ consumer: `c${i % 7}` })),
+    );
     const size = 5;
     const claims: number[] = [];
     const seen = new Map<string, number>();
@@ -79,7 +89,11 @@ describe.each(targets)("claimBatch on $name", (target) => {
 
   it("keeps attempts exact when claims and requeues interleave (no read-modify-write in JavaScript)", async () => {
     const { Outbound } = await freshQueue(engine, "claim_attempts");
-    await enqueue(engine, Outbound, Array.from({ length: 40 }, () => ({ consumer: "x" })));
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: 40 }, () => ({ consumer: "x" })),
+    );
     let claimsMade = 0;
     await Promise.all(
       Array.from({ length: 8 }, async () => {
@@ -88,7 +102,11 @@ describe.each(targets)("claimBatch on $name", (target) => {
           claimsMade += batch.length;
           if (batch.length === 0) continue;
           await engine
-            .execute(update(Outbound).set({ status: "queued" }).where({ id: { in: batch.map((r) => r.id) }, status: "sending" }))
+            .execute(
+              update(Outbound)
+                .set({ status: "queued" })
+                .where({ id: { in: batch.map((r) => r.id) }, status: "sending" }),
+            )
             .rowsAffected();
         }
       }),

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEngine, insert, select, sql, update } from "tempest-db-js";
 import type { Engine } from "tempest-db-js";
+import { createEngine, insert, select, sql, update } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backoffSeconds, claimBatch, drain, enqueue, markSent, requeue } from "../src/index.js";
 import { freshQueue, rowsOf } from "./support/fresh-queue.js";
 import { engineFor, MESSAGES, targets } from "./support/targets.js";
@@ -16,7 +16,11 @@ describe.each(targets)("drain on $name", (target) => {
 
   it("delivers every message exactly once with 8 concurrent connections", async () => {
     const { Outbound, Delivery } = await freshQueue(engine, "drain_once");
-    await enqueue(engine, Outbound, Array.from({ length: MESSAGES }, (_, i) => ({ consumer: `c${i % 5}`, idempotencyKey: `k${i}` })));
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: MESSAGES }, (_, i) => ({ consumer: `c${i % 5}`, idempotencyKey: `k${i}` })),
+    );
     const result = await drain(
       engine,
       Outbound,
@@ -63,16 +67,18 @@ describe.each(targets)("drain on $name", (target) => {
     expect(result).toMatchObject({ sent: 0, retried: 1, failed: 0 });
     const row = await engine.execute(select(Outbound)).one();
     expect(row.status).toBe("queued");
-    const later = await engine
-      .execute(select(Outbound, ["id"]).where({ nextAttemptAt: { gt: sql.nowPlusSeconds(590) } }))
-      .all();
+    const later = await engine.execute(select(Outbound, ["id"]).where({ nextAttemptAt: { gt: sql.nowPlusSeconds(590) } })).all();
     expect(later).toHaveLength(1);
     expect(await claimBatch(engine, Outbound, { size: 1 })).toEqual([]);
   });
 
   it("gives each requeued message its own jittered delay in one statement", async () => {
     const { Outbound } = await freshQueue(engine, "drain_jitter");
-    await enqueue(engine, Outbound, Array.from({ length: 20 }, () => ({ consumer: "j" })));
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: 20 }, () => ({ consumer: "j" })),
+    );
     const batch = await claimBatch(engine, Outbound, { size: 20 });
     const statements: string[] = [];
     const counting = createEngine(target.url, { onQuery: (event) => statements.push(event.sql) });
@@ -98,7 +104,11 @@ describe.each(targets)("drain on $name", (target) => {
 
   it("stops claiming when the signal aborts and still settles the batch in flight", async () => {
     const { Outbound } = await freshQueue(engine, "drain_abort");
-    await enqueue(engine, Outbound, Array.from({ length: 50 }, () => ({ consumer: "a" })));
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: 50 }, () => ({ consumer: "a" })),
+    );
     const controller = new AbortController();
     const result = await drain(
       engine,
@@ -130,7 +140,15 @@ describe.each(targets)("drain on $name", (target) => {
       touchedAt = column.datetime();
     }
     const options = {
-      fields: { id: "jobId", consumer: "queue", idempotencyKey: "dedupeKey", status: "state", attempts: "tries", nextAttemptAt: "runAt", updatedAt: "touchedAt" },
+      fields: {
+        id: "jobId",
+        consumer: "queue",
+        idempotencyKey: "dedupeKey",
+        status: "state",
+        attempts: "tries",
+        nextAttemptAt: "runAt",
+        updatedAt: "touchedAt",
+      },
       statuses: { queued: "waiting", sending: "running", sent: "done", failed: "dead" },
     };
     const { ensureQueueSchema } = await import("../src/index.js");
@@ -151,7 +169,13 @@ describe.each(targets)("drain on $name", (target) => {
     await enqueue(engine, Outbound, [{ consumer: "a" }, { consumer: "b" }]);
     const claimed = await claimBatch(engine, Outbound, { size: 2 });
     // Someone else took the second row over (as a reclaim followed by a new claim would).
-    await engine.execute(update(Outbound).set({ attempts: 2 }).where({ id: claimed[1]?.id as string })).rowsAffected();
+    await engine
+      .execute(
+        update(Outbound)
+          .set({ attempts: 2 })
+          .where({ id: claimed[1]?.id as string }),
+      )
+      .rowsAffected();
     expect(await markSent(engine, Outbound, claimed)).toEqual({ applied: 1, stale: 1 });
     const rows = await engine.execute(select(Outbound).where({ id: claimed[1]?.id as string })).one();
     expect(rows).toMatchObject({ status: "sending", attempts: 2 });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dropTable, select } from "tempest-db-js";
 import type { Engine } from "tempest-db-js";
+import { dropTable, select } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, enqueue, ensureQueueSchema } from "../src/index.js";
 import { freshQueue, rowsOf } from "./support/fresh-queue.js";
 import { Outbound as GuideOutbound } from "./support/guide-model.js";
@@ -23,7 +23,9 @@ describe.each(targets)("enqueue on $name", (target) => {
     const again = await enqueue(engine, GuideOutbound, { consumer: "billing", idempotencyKey: "order-1" });
     expect(first.inserted).toHaveLength(1);
     expect(again.inserted).toHaveLength(0);
-    expect(again.duplicates).toEqual([{ index: 0, id: first.inserted[0]?.id, message: { consumer: "billing", idempotencyKey: "order-1" } }]);
+    expect(again.duplicates).toEqual([
+      { index: 0, id: first.inserted[0]?.id, message: { consumer: "billing", idempotencyKey: "order-1" } },
+    ]);
     const [claimed] = await claimBatch(engine, GuideOutbound, { size: 5 });
     expect(claimed).toMatchObject({ id: first.inserted[0]?.id, status: "sending", attempts: 1 });
   });
@@ -52,7 +54,12 @@ describe.each(targets)("enqueue on $name", (target) => {
   it("leaves one row when concurrent enqueues race with one key", async () => {
     const { Outbound } = await freshQueue(engine, "enqueue_race");
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => enqueue(engine, Outbound, [{ consumer: "race", idempotencyKey: "same" }, { consumer: "race", idempotencyKey: `own-${i}` }])),
+      Array.from({ length: 8 }, (_, i) =>
+        enqueue(engine, Outbound, [
+          { consumer: "race", idempotencyKey: "same" },
+          { consumer: "race", idempotencyKey: `own-${i}` },
+        ]),
+      ),
     );
     const winners = results.filter((r) => r.inserted.some((m) => m.message.idempotencyKey === "same"));
     expect(winners).toHaveLength(1);

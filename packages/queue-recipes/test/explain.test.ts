@@ -1,16 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEngine, formatLiteral, select, sql, update } from "tempest-db-js";
 import type { Engine } from "tempest-db-js";
+import { createEngine, formatLiteral, select, sql, update } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, enqueue, reclaimExpired } from "../src/index.js";
 import { freshQueue } from "./support/fresh-queue.js";
 import type { Target } from "./support/targets.js";
 import { targets } from "./support/targets.js";
 
 /** Each server's own EXPLAIN, and what in its output means "read the whole table". */
-const explainers: Record<Target["name"], { prefix: string; analyze: (table: string) => string; fullScan: (plan: string, table: string) => boolean }> = {
+const explainers: Record<
+  Target["name"],
+  { prefix: string; analyze: (table: string) => string; fullScan: (plan: string, table: string) => boolean }
+> = {
   PostgreSQL: { prefix: "EXPLAIN ", analyze: (t) => `ANALYZE "${t}"`, fullScan: (plan) => /Seq Scan/.test(plan) },
   MySQL: { prefix: "EXPLAIN ", analyze: (t) => `ANALYZE TABLE \`${t}\``, fullScan: (plan) => /"type":"ALL"/.test(plan) },
-  SQLite: { prefix: "EXPLAIN QUERY PLAN ", analyze: (t) => `ANALYZE "${t}"`, fullScan: (plan, t) => new RegExp(`SCAN ${t}\\b(?! USING)`).test(plan) },
+  SQLite: {
+    prefix: "EXPLAIN QUERY PLAN ",
+    analyze: (t) => `ANALYZE "${t}"`,
+    fullScan: (plan, t) => new RegExp(`SCAN ${t}\\b(?! USING)`).test(plan),
+  },
 };
 
 /** The statement with its parameters written in as literals, as the planner sees it for one execution. */
@@ -33,10 +40,20 @@ describe.each(targets)("claims use indexes on $name", (target) => {
     const { Outbound } = await freshQueue(engine, "explain");
     const explainer = explainers[target.name];
     for (let i = 0; i < 20; i++) {
-      await enqueue(engine, Outbound, Array.from({ length: 1000 }, (_, j) => ({ consumer: `c${j % 10}`, idempotencyKey: `k${i}-${j}` })));
+      await enqueue(
+        engine,
+        Outbound,
+        Array.from({ length: 1000 }, (_, j) => ({ consumer: `c${j % 10}`, idempotencyKey: `k${i}-${j}` })),
+      );
     }
     // A realistic table: most messages long sent, a few waiting, a few in flight.
-    await engine.execute(update(Outbound).set({ status: "sent" }).where({ idempotencyKey: { notIn: Array.from({ length: 200 }, (_, j) => `k0-${j}`) } })).rowsAffected();
+    await engine
+      .execute(
+        update(Outbound)
+          .set({ status: "sent" })
+          .where({ idempotencyKey: { notIn: Array.from({ length: 200 }, (_, j) => `k0-${j}`) } }),
+      )
+      .rowsAffected();
     await engine.execute(sql.raw(explainer.analyze(Outbound.tablename))).all();
 
     statements.length = 0;

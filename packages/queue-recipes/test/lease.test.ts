@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { select, sql, update } from "tempest-db-js";
 import type { Engine } from "tempest-db-js";
+import { select, sql, update } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, enqueue, markFailed, markSent, reclaimExpired, requeue } from "../src/index.js";
 import { freshQueue } from "./support/fresh-queue.js";
 import type { OutboundModel } from "./support/models.js";
@@ -17,14 +17,23 @@ describe.each(targets)("leases on $name", (target) => {
 
   /** Ages a claim as if its worker had gone quiet an hour ago (the lease clock is updatedAt). */
   async function expire(model: OutboundModel, ids: string[]) {
-    await engine.execute(update(model).set({ updatedAt: sql.nowPlusSeconds(-3600) }).where({ id: { in: ids } })).rowsAffected();
+    await engine
+      .execute(
+        update(model)
+          .set({ updatedAt: sql.nowPlusSeconds(-3600) })
+          .where({ id: { in: ids } }),
+      )
+      .rowsAffected();
   }
 
   it("reclaims only claims older than the lease, keeping attempts as they are", async () => {
     const { Outbound } = await freshQueue(engine, "lease_reclaim");
     await enqueue(engine, Outbound, [{ consumer: "old" }, { consumer: "fresh" }]);
     const claimed = await claimBatch(engine, Outbound, { size: 2 });
-    await expire(Outbound, claimed.filter((r) => r.consumer === "old").map((r) => r.id));
+    await expire(
+      Outbound,
+      claimed.filter((r) => r.consumer === "old").map((r) => r.id),
+    );
     expect(await reclaimExpired(engine, Outbound, { leaseSeconds: 60 })).toBe(1);
     const rows = await engine.execute(select(Outbound).orderBy("consumer")).all();
     expect(rows.map((r) => [r.consumer, r.status, r.attempts])).toEqual([
@@ -68,7 +77,13 @@ describe.each(targets)("leases on $name", (target) => {
     const [a, b] = await claimBatch(engine, Outbound, { size: 2 });
     await markSent(engine, Outbound, a ? [a] : []);
     await markFailed(engine, Outbound, b ? [b] : []);
-    await engine.execute(update(Outbound).set({ updatedAt: sql.nowPlusSeconds(-86400) }).allRows()).rowsAffected();
+    await engine
+      .execute(
+        update(Outbound)
+          .set({ updatedAt: sql.nowPlusSeconds(-86400) })
+          .allRows(),
+      )
+      .rowsAffected();
     expect(await reclaimExpired(engine, Outbound, { leaseSeconds: 1 })).toBe(0);
     const statuses = (await engine.execute(select(Outbound, ["status"])).all()).map((r) => r.status).sort();
     expect(statuses).toEqual(["failed", "sent"]);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insert, select } from "tempest-db-js";
 import type { Engine } from "tempest-db-js";
+import { insert, select } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueue, work } from "../src/index.js";
 import { countBy, freshQueue } from "./support/fresh-queue.js";
 import { forkWorker } from "./support/run-worker.js";
@@ -17,7 +17,11 @@ describe.each(targets)("worker processes on $name", (target) => {
 
   it("4 processes drain thousands of messages, each delivered exactly once", async () => {
     const { Outbound, Delivery } = await freshQueue(engine, "proc_once");
-    await enqueue(engine, Outbound, Array.from({ length: MESSAGES }, (_, i) => ({ consumer: `c${i % 3}`, idempotencyKey: `k${i}` })));
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: MESSAGES }, (_, i) => ({ consumer: `c${i % 3}`, idempotencyKey: `k${i}` })),
+    );
     const workers = Array.from({ length: 4 }, () =>
       forkWorker(target, { table: Outbound.tablename, deliveries: Delivery.tablename, batchSize: 20, concurrency: 2 }),
     );
@@ -37,8 +41,18 @@ describe.each(targets)("worker processes on $name", (target) => {
   it("loses nothing when a worker is killed with SIGKILL mid-batch: its rows are reclaimed after the lease and sent", async () => {
     const { Outbound, Delivery } = await freshQueue(engine, "proc_kill");
     const total = 60;
-    await enqueue(engine, Outbound, Array.from({ length: total }, () => ({ consumer: "k" })));
-    const victim = forkWorker(target, { table: Outbound.tablename, deliveries: Delivery.tablename, batchSize: 20, concurrency: 1, hangAfter: 7 });
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: total }, () => ({ consumer: "k" })),
+    );
+    const victim = forkWorker(target, {
+      table: Outbound.tablename,
+      deliveries: Delivery.tablename,
+      batchSize: 20,
+      concurrency: 1,
+      hangAfter: 7,
+    });
     const hanging = await victim.next();
     expect(hanging.hanging).toBe(7);
     victim.child.kill("SIGKILL");
@@ -77,7 +91,12 @@ describe.each(targets)("worker processes on $name", (target) => {
     // At least once: what the dead worker delivered before it died is delivered again, nothing else twice.
     const perMessage = countBy(await engine.execute(select(Delivery, ["messageId"])).all(), (d) => d.messageId);
     expect(Object.keys(perMessage)).toHaveLength(total);
-    expect(Object.entries(perMessage).filter(([, n]) => n === 2).map(([id]) => id).sort()).toEqual(early.map((d) => d.messageId).sort());
+    expect(
+      Object.entries(perMessage)
+        .filter(([, n]) => n === 2)
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(early.map((d) => d.messageId).sort());
     expect(Object.values(perMessage).every((n) => n <= 2)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dropTable, select } from "tempest-db-js";
 import type { Engine } from "tempest-db-js";
+import { dropTable, select } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueue, ensureQueueSchema, work } from "../src/index.js";
 import { freshQueue } from "./support/fresh-queue.js";
 import { outboundModel } from "./support/models.js";
@@ -42,7 +42,11 @@ describe.each(targets)("work on $name", (target) => {
 
   it("stops on abort after finishing and settling the deliveries in flight", async () => {
     const { Outbound } = await freshQueue(engine, "work_abort");
-    await enqueue(engine, Outbound, Array.from({ length: 5 }, (_, i) => ({ consumer: `c${i}` })));
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: 5 }, (_, i) => ({ consumer: `c${i}` })),
+    );
     const controller = new AbortController();
     let release = () => {};
     const gate = new Promise<void>((resolve) => {

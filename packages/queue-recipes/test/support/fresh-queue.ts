@@ -1,5 +1,5 @@
-import { dropTable, select } from "tempest-db-js";
 import type { Engine, InferModel, ModelClass } from "tempest-db-js";
+import { dropTable, select } from "tempest-db-js";
 import { ensureQueueSchema } from "../../src/index.js";
 import { deliveryModel, outboundModel } from "./models.js";
 

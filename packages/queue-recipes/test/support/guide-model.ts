@@ -1,4 +1,4 @@
-import { Model, column } from "tempest-db-js";
+import { column, Model } from "tempest-db-js";
 
 // Copied verbatim from the outbox guide: the recipes must work with it as written.
 export class Outbound extends Model {

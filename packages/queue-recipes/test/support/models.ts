@@ -1,5 +1,5 @@
-import { Model, column } from "tempest-db-js";
 import type { ModelClass } from "tempest-db-js";
+import { column, Model } from "tempest-db-js";
 
 /** The guide's Outbound model, field for field, on a table of the test's choosing. */
 export function outboundModel(tablename: string) {

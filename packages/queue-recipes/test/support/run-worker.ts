@@ -1,5 +1,5 @@
-import { fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
+import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Target } from "./targets.js";
 
@@ -21,7 +21,10 @@ export interface WorkerMessage {
 const script = fileURLToPath(new URL("../fixtures/worker.mjs", import.meta.url));
 
 /** Forks tests/fixtures/worker.mjs (built packages, like a real deployment) and collects what it reports. */
-export function forkWorker(target: Target, config: WorkerConfig): { child: ChildProcess; messages: WorkerMessage[]; exited: Promise<number | null>; next: () => Promise<WorkerMessage> } {
+export function forkWorker(
+  target: Target,
+  config: WorkerConfig,
+): { child: ChildProcess; messages: WorkerMessage[]; exited: Promise<number | null>; next: () => Promise<WorkerMessage> } {
   // The test runner resolves packages to their TypeScript sources; a worker runs the built JS, as in production.
   const { NODE_OPTIONS: _inherited, ...env } = process.env;
   const child = fork(script, [], {

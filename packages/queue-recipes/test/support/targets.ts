@@ -1,8 +1,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createEngine } from "tempest-db-js";
 import type { Engine } from "tempest-db-js";
+import { createEngine } from "tempest-db-js";
 
 /** A real database the suite runs against. */
 export interface Target {
@@ -15,8 +15,16 @@ export interface Target {
 const sqliteDir = mkdtempSync(join(tmpdir(), "tempest-queue-"));
 
 const all: Target[] = [
-  { name: "PostgreSQL", url: process.env.TEMPEST_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test", dialectPackage: "@tempest-db-js/dialect-postgres" },
-  { name: "MySQL", url: process.env.TEMPEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306/test", dialectPackage: "@tempest-db-js/dialect-mysql" },
+  {
+    name: "PostgreSQL",
+    url: process.env.TEMPEST_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test",
+    dialectPackage: "@tempest-db-js/dialect-postgres",
+  },
+  {
+    name: "MySQL",
+    url: process.env.TEMPEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306/test",
+    dialectPackage: "@tempest-db-js/dialect-mysql",
+  },
   { name: "SQLite", url: `sqlite://${join(sqliteDir, "queue.db")}`, dialectPackage: "@tempest-db-js/dialect-sqlite" },
 ];
 
