@@ -60,7 +60,7 @@ describe.each(targets)("claimBatch on $name", (target) => {
 
   it("never hands out more than size, nor one row twice, under heavy concurrency", async () => {
     const { Outbound } = await freshQueue(engine, "claim_concurrent");
-    const total = 1200;
+    const total = 2000;
     await enqueue(
       engine,
       Outbound,
@@ -69,16 +69,19 @@ describe.each(targets)("claimBatch on $name", (target) => {
     const size = 5;
     const claims: number[] = [];
     const seen = new Map<string, number>();
+    // Sixteen claimers on sixteen connections (SQLite: one connection, taking turns).
+    const crowd = engineFor(target, 16);
     await Promise.all(
-      Array.from({ length: 8 }, async () => {
+      Array.from({ length: 16 }, async () => {
         for (;;) {
-          const batch = await claimBatch(engine, Outbound, { size });
+          const batch = await claimBatch(crowd, Outbound, { size });
           if (batch.length === 0) return;
           claims.push(batch.length);
           for (const row of batch) seen.set(row.id, (seen.get(row.id) ?? 0) + 1);
         }
       }),
     );
+    await crowd.close();
     expect(Math.max(...claims)).toBeLessThanOrEqual(size);
     expect(seen.size).toBe(total);
     expect([...seen.values()].every((n) => n === 1)).toBe(true);
