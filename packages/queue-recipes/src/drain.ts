@@ -34,6 +34,12 @@ export interface DrainOptions<M extends ModelClass<any> = ModelClass<any>> exten
   readonly consumer?: string | readonly string[];
   /** Stop claiming; batches in flight are finished. */
   readonly signal?: AbortSignal;
+  /**
+   * A delivery still pending after this many milliseconds counts as failed (and is retried). The
+   * call itself cannot be cancelled: if it completes later, the message may be delivered twice.
+   * Default: no timeout — then keep `deliver` bounded yourself, or a hung call holds its batch.
+   */
+  readonly deliveryTimeoutMs?: number;
   /** Called for each failed delivery (the message is retried or failed either way). */
   readonly onDeliveryError?: (error: unknown, message: InferModel<M>) => void;
 }
@@ -69,10 +75,13 @@ export async function drain<M extends ModelClass<any>>(
   queueTable(model, options);
   const totals = { sent: 0, retried: 0, failed: 0, stale: 0, reclaimed: 0 };
   const reclaimer = new Reclaimer(db, model, { ...options, leaseSeconds });
-  const { signal } = options;
+  // A lane that fails stops the others from claiming; they finish their batches before drain rejects,
+  // so that no batch is left half-settled behind a caller that has moved on.
+  const failure = new AbortController();
+  let firstError: unknown;
 
   async function lane(): Promise<void> {
-    while (!signal?.aborted) {
+    while (!options.signal?.aborted && !failure.signal.aborted) {
       totals.reclaimed += await reclaimer.whenDue();
       const batch = (await claimBatch(db, model, { ...options, size: batchSize })) as Record<string, unknown>[];
       if (batch.length === 0) {
@@ -90,7 +99,15 @@ export async function drain<M extends ModelClass<any>>(
     }
   }
 
-  await Promise.all(Array.from({ length: concurrency }, lane));
+  await Promise.all(
+    Array.from({ length: concurrency }, () =>
+      lane().catch((error: unknown) => {
+        if (!failure.signal.aborted) firstError = error;
+        failure.abort();
+      }),
+    ),
+  );
+  if (failure.signal.aborted) throw firstError;
   return totals;
 }
 
@@ -115,7 +132,10 @@ async function settleBatch(
         return;
       }
       try {
-        await deliver(message as never, { attempt, signal: options.signal });
+        await withTimeout(
+          Promise.resolve().then(() => deliver(message as never, { attempt, signal: options.signal })),
+          options.deliveryTimeoutMs,
+        );
         sent.push(message);
       } catch (error) {
         options.onDeliveryError?.(error, message as never);
@@ -133,4 +153,13 @@ function positive(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 1)
     throw new ValidationError(`drain: ${name} must be a positive integer, got ${String(value)}`);
   return value;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number | undefined): Promise<T> {
+  if (ms === undefined) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`delivery timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,7 +1,7 @@
 import type { Index, ModelClass } from "tempest-db-js";
 import { index, uniqueIndex } from "tempest-db-js";
 import type { QueueOptions } from "./queue-options.js";
-import { queueTable } from "./queue-table.js";
+import { defaultFields } from "./queue-options.js";
 
 /**
  * The indexes the recipes rely on, for a model's `static indexes` (or created by
@@ -13,8 +13,11 @@ import { queueTable } from "./queue-table.js";
  * - `<table>_lease`: (status, updatedAt) — finding expired claims without a scan.
  */
 export function queueIndexes(model: ModelClass<any>, options: QueueOptions = {}): Index<any>[] {
-  const { meta, f } = queueTable(model, options);
-  const t = meta.name;
+  // Reads only the statics and the options, never the model's metadata: this runs inside the
+  // model's own `static indexes = queueIndexes(Model)`, before the class is complete, and reading
+  // (and caching) its metadata then would record a table without these very indexes.
+  const f = { ...defaultFields, ...options.fields };
+  const t = model.tablename;
   return [
     index<any>(`${t}_due`, [f.status, f.nextAttemptAt]),
     uniqueIndex<any>(`${t}_idempotency`, [f.consumer, f.idempotencyKey]).where({ [f.idempotencyKey]: { isNull: false } }),

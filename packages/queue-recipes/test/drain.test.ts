@@ -102,6 +102,24 @@ describe.each(targets)("drain on $name", (target) => {
     expect(() => backoffSeconds(1, () => -1)).toThrow(/seconds/);
   });
 
+  it("counts a delivery that outlives deliveryTimeoutMs as failed and retries it", async () => {
+    const { Outbound } = await freshQueue(engine, "drain_timeout");
+    await enqueue(engine, Outbound, { consumer: "slow" });
+    let calls = 0;
+    const result = await drain(
+      engine,
+      Outbound,
+      () => {
+        calls++;
+        // The first call never settles; the retry succeeds.
+        return calls === 1 ? new Promise(() => {}) : undefined;
+      },
+      { deliveryTimeoutMs: 50, backoff: () => 0 },
+    );
+    expect(result).toMatchObject({ sent: 1, retried: 1, failed: 0 });
+    expect(await engine.execute(select(Outbound)).one()).toMatchObject({ status: "sent", attempts: 2 });
+  });
+
   it("stops claiming when the signal aborts and still settles the batch in flight", async () => {
     const { Outbound } = await freshQueue(engine, "drain_abort");
     await enqueue(
