@@ -41,6 +41,8 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     savepoints: true,
     listenNotify: false,
     serializedWrites: false,
+    // Strings travel length-prefixed and the binary collations compare NUL like any other character.
+    nulInText: true,
     // The prepared-statement protocol counts parameters in 16 bits.
     maxParams: 65535,
   });
