@@ -95,6 +95,7 @@ describe("the TypeScript blocks of docs/*.md and README.md", () => {
       "packages/dialect-postgres",
       "packages/dialect-mysql",
       "packages/queue-recipes",
+      "examples/dialect-postgresjs",
     ];
     for (const pkg of dist) {
       if (!existsSync(join(root, pkg, "dist/index.js")))
