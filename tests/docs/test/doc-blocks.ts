@@ -20,7 +20,8 @@ export interface DocBlock {
   readonly continues: boolean;
 }
 
-const FENCE = /^(\s*)```(ts|typescript)(?:\s+(.*))?$/;
+/** Any fenced block: its indent, its backticks (three or more) and its info string. */
+const FENCE = /^(\s*)(`{3,})\s*(.*)$/;
 const CONTINUATION = /^\s*\/\/\s*\.\.\.\s*$/;
 
 /**
@@ -35,22 +36,33 @@ export function docBlocks(path: string, root: string): DocBlock[] {
   for (let i = 0; i < lines.length; i++) {
     const open = FENCE.exec(lines[i] as string);
     if (!open) continue;
+    const fenceLine = i + 1;
     const indent = open[1] ?? "";
-    const words = (open[3] ?? "").split(/\s+/).filter(Boolean);
+    const ticks = open[2] ?? "```";
+    const info = (open[3] ?? "").trim().split(/\s+/).filter(Boolean);
+    // The block ends at a line of at least as many backticks and nothing else; blocks in other
+    // languages, and fences shown inside longer fences, are skipped whole.
+    const body: string[] = [];
+    let j = i + 1;
+    for (; j < lines.length; j++) {
+      const line = (lines[j] as string).trim();
+      if (/^`{3,}$/.test(line) && line.length >= ticks.length) break;
+      body.push((lines[j] as string).slice(indent.length));
+    }
+    if (j === lines.length) throw new Error(`${file}:${fenceLine}: the block is never closed`);
+    const language = info[0];
+    const words = info.slice(1);
+    i = j;
+    if (language !== "ts" && language !== "typescript") continue;
     const targets: Target[] = [];
     let typesOnly = false;
     for (const word of words) {
       if (word === "types") typesOnly = true;
       else if ((TARGETS as readonly string[]).includes(word)) targets.push(word as Target);
-      else throw new Error(`${file}:${i + 1}: unknown word "${word}" in the fence; use ${TARGETS.join(", ")} or types`);
+      else throw new Error(`${file}:${fenceLine}: unknown word "${word}" in the fence; use ${TARGETS.join(", ")} or types`);
     }
-    if (typesOnly && targets.length > 0) throw new Error(`${file}:${i + 1}: a types block names no database`);
-    const body: string[] = [];
-    let j = i + 1;
-    for (; j < lines.length && (lines[j] as string).trim() !== "```"; j++) body.push((lines[j] as string).slice(indent.length));
-    if (j === lines.length) throw new Error(`${file}:${i + 1}: the block is never closed`);
-    blocks.push({ file, line: i + 2, code: body.join("\n"), targets, typesOnly, continues: CONTINUATION.test(body[0] ?? "") });
-    i = j;
+    if (typesOnly && targets.length > 0) throw new Error(`${file}:${fenceLine}: a types block names no database`);
+    blocks.push({ file, line: fenceLine + 1, code: body.join("\n"), targets, typesOnly, continues: CONTINUATION.test(body[0] ?? "") });
   }
   return blocks;
 }
