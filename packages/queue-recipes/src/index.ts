@@ -10,6 +10,8 @@ export { ensureQueueSchema, withQueueIndexes } from "./ensure-queue-schema.js";
 export type { SettleResult } from "./fenced-update.js";
 export { markFailed } from "./mark-failed.js";
 export { markSent } from "./mark-sent.js";
+export type { PurgeOptions } from "./purge-settled.js";
+export { purgeSettled } from "./purge-settled.js";
 export { queueIndexes } from "./queue-indexes.js";
 export type { QueueFields, QueueOptions, QueueStatuses } from "./queue-options.js";
 export type { ReclaimOptions } from "./reclaim-expired.js";

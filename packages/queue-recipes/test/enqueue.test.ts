@@ -51,6 +51,20 @@ describe.each(targets)("enqueue on $name", (target) => {
     expect(rows.every((r) => r.status === "queued" && r.attempts === 0 && r.updatedAt instanceof Date)).toBe(true);
   });
 
+  it("enqueues atomically with the caller's transaction: a rollback leaves no message", async () => {
+    const { Outbound } = await freshQueue(engine, "enqueue_tx");
+    await expect(
+      engine.transaction(async (tx) => {
+        await enqueue(tx, Outbound, { consumer: "orders", idempotencyKey: "order-7" });
+        throw new Error("the business write failed");
+      }),
+    ).rejects.toThrow("the business write failed");
+    expect(await rowsOf(engine, Outbound)).toEqual([]);
+    const committed = await engine.transaction((tx) => enqueue(tx, Outbound, { consumer: "orders", idempotencyKey: "order-7" }));
+    expect(committed.inserted).toHaveLength(1);
+    expect(await rowsOf(engine, Outbound)).toHaveLength(1);
+  });
+
   it("leaves one row when concurrent enqueues race with one key", async () => {
     const { Outbound } = await freshQueue(engine, "enqueue_race");
     const results = await Promise.all(
