@@ -1,7 +1,7 @@
-import { defineCapabilities } from "tempest-db-js";
 import type { DialectCapabilities } from "tempest-db-js";
-import { MYSQL_8_0, atLeast } from "./mysql-server-version.js";
+import { defineCapabilities } from "tempest-db-js";
 import type { MysqlServerVersion } from "./mysql-server-version.js";
+import { atLeast, MYSQL_8_0 } from "./mysql-server-version.js";
 
 /**
  * Core's capability table plus the few spellings in which MySQL and MariaDB differ. The compiler

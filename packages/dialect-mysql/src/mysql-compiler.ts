@@ -1,7 +1,8 @@
-import { SqlCompiler, ValidationError, formatLiteral } from "tempest-db-js";
 import type { BeginOptions, ColumnMeta, CompileContext, DdlHooks, DialectCapabilities, TableMeta } from "tempest-db-js";
-import { asMysqlCapabilities } from "./mysql-capabilities.js";
+import { formatLiteral, SqlCompiler, UnsupportedFeatureError, ValidationError } from "tempest-db-js";
 import type { MysqlCapabilities } from "./mysql-capabilities.js";
+import { asMysqlCapabilities } from "./mysql-capabilities.js";
+import { describeServer } from "./mysql-server-version.js";
 import { decodeMysql, decodesAsIs, encodeMysql } from "./mysql-types.js";
 
 type InSubquery = Parameters<SqlCompiler["inSubquery"]>[0];
@@ -25,8 +26,20 @@ export class MysqlCompiler extends SqlCompiler implements DdlHooks {
 
   constructor(capabilities: DialectCapabilities) {
     const mysql = asMysqlCapabilities(capabilities);
-    super(mysql.server.flavor === "mariadb" ? "MariaDB" : "MySQL", mysql);
+    super("MySQL", mysql);
     this.mysql = mysql;
+  }
+
+  /**
+   * `dialect` stays "MySQL", the dialect that refuses (one dialect serves both servers); the message
+   * names the server the capability table describes, since MySQL 8 and MariaDB lack different things.
+   */
+  override unsupported(feature: string, hint: string): never {
+    const error = new UnsupportedFeatureError(this.dialectName, feature, hint);
+    const message = `${describeServer(this.mysql.server)} does not support ${feature}. ${hint}`;
+    if (error.stack) error.stack = error.stack.replace(error.message, message);
+    error.message = message;
+    throw error;
   }
 
   placeholder(): string {
@@ -153,7 +166,7 @@ export class MysqlCompiler extends SqlCompiler implements DdlHooks {
       case "varchar":
         return `varchar(${column.length ?? 255})`;
       case "enum":
-        return `enum(${(column.enumValues ?? []).map((v) => formatLiteral(v, true)).join(", ")})`;
+        return this.enumType(column);
       case "integer":
         return "int";
       case "bigint":
@@ -174,6 +187,22 @@ export class MysqlCompiler extends SqlCompiler implements DdlHooks {
     }
   }
 
+  /**
+   * The server strips trailing spaces from ENUM members and then stores "a " as "a" without an error,
+   * so such a member cannot be kept as written.
+   */
+  enumType(column: ColumnMeta): string {
+    const values = column.enumValues ?? [];
+    const padded = values.find((v) => v.endsWith(" "));
+    if (padded !== undefined) {
+      this.unsupported(
+        "ENUM values ending in a space",
+        `${column.table}.${column.field} has ${JSON.stringify(padded)}, and the server strips trailing spaces from ENUM members. Choose values without them.`,
+      );
+    }
+    return `enum(${values.map((v) => formatLiteral(v, true)).join(", ")})`;
+  }
+
   randomUuidSql(): string {
     return "uuid()";
   }
@@ -191,15 +220,14 @@ export class MysqlCompiler extends SqlCompiler implements DdlHooks {
 /** `ignoreDuplicates()`, and `onConflictDoNothing()` without a target, which means the same thing. */
 function ignoresDuplicates(conflict: ConflictClause): boolean {
   if (conflict.kind === "ignoreDuplicates") return true;
-  return conflict.kind === "onConflict" && conflict.action === "nothing" && conflict.target.length === 0 && conflict.targetWhere === undefined;
+  return (
+    conflict.kind === "onConflict" && conflict.action === "nothing" && conflict.target.length === 0 && conflict.targetWhere === undefined
+  );
 }
 
 /** Part of a key: primary key, unique, an index, or a foreign key (InnoDB indexes those itself). */
 function isKeyed(column: ColumnMeta, table: TableMeta): boolean {
   return (
-    column.primaryKey ||
-    column.unique ||
-    column.references !== undefined ||
-    table.indexes.some((index) => index.columns.includes(column))
+    column.primaryKey || column.unique || column.references !== undefined || table.indexes.some((index) => index.columns.includes(column))
   );
 }

@@ -1,5 +1,5 @@
-import { DIALECT_CONTRACT_VERSION } from "tempest-db-js";
 import type { Dialect, DialectCapabilities, DriverConnection } from "tempest-db-js";
+import { DIALECT_CONTRACT_VERSION } from "tempest-db-js";
 import { classifyMysqlError } from "./classify-mysql-error.js";
 import { asMysqlCapabilities, mysqlCapabilities } from "./mysql-capabilities.js";
 import { MysqlCompiler } from "./mysql-compiler.js";

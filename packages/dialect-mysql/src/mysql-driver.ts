@@ -1,9 +1,9 @@
-import mysql from "mysql2/promise";
 import type { ExecuteValues, Pool, PoolConnection, PoolOptions, ResultSetHeader } from "mysql2/promise";
+import mysql from "mysql2/promise";
 import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
 import { markNoWaitFailure, redactValues } from "./classify-mysql-error.js";
-import { parseServerVersion } from "./mysql-server-version.js";
 import type { MysqlServerVersion } from "./mysql-server-version.js";
+import { parseServerVersion } from "./mysql-server-version.js";
 
 type CoreConnection = PoolConnection["connection"];
 
@@ -105,7 +105,9 @@ export class MysqlDriver implements Driver {
       this.#server ??= readServerVersion(conn);
       const server = await this.#server;
       // MariaDB counts seconds and covers every statement; MySQL counts milliseconds and covers SELECT only.
-      settings.push(server?.flavor === "mariadb" ? `max_statement_time = ${timeoutMs / 1000}` : `max_execution_time = ${Math.ceil(timeoutMs)}`);
+      settings.push(
+        server?.flavor === "mariadb" ? `max_statement_time = ${timeoutMs / 1000}` : `max_execution_time = ${Math.ceil(timeoutMs)}`,
+      );
     }
     return `SET SESSION ${settings.join(", ")}`;
   }

@@ -38,8 +38,9 @@ export function atLeast(server: MysqlServerVersion, major: number, minor = 0, pa
   return server.patch >= patch;
 }
 
+/** "MariaDB 10.11", "MySQL 8.0": the line a capability depends on, without the patch level. */
 export function describeServer(server: MysqlServerVersion): string {
-  return `${server.flavor === "mariadb" ? "MariaDB" : "MySQL"} ${server.major}.${server.minor}.${server.patch}`;
+  return `${server.flavor === "mariadb" ? "MariaDB" : "MySQL"} ${server.major}.${server.minor}`;
 }
 
 function version(flavor: MysqlServerVersion["flavor"], match: RegExpExecArray): MysqlServerVersion {

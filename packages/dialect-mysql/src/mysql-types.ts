@@ -67,7 +67,9 @@ export function parseUtcDateTime(text: string): Date {
   const m = DATETIME.exec(text);
   if (!m) return new Date(Number.NaN);
   const ms = m[7] ? Number(m[7].padEnd(3, "0").slice(0, 3)) : 0;
-  const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), ms));
+  const date = new Date(
+    Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), ms),
+  );
   // Date.UTC maps years 0-99 onto 1900-1999.
   date.setUTCFullYear(Number(m[1]));
   return date;

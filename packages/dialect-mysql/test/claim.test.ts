@@ -1,12 +1,13 @@
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { UnsupportedFeatureError, insert, select, sql, update } from "tempest-db-js";
 import type { Engine } from "tempest-db-js";
+import { insert, select, sql, UnsupportedFeatureError, update } from "tempest-db-js";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { Outbound } from "./models.js";
 import { closeEngines, gate, recordingEngine, testEngine } from "./support.js";
 
 const engine = testEngine();
 
 /** The guide's first code block, as written there (only the engine is a parameter). */
+// biome-ignore format: kept in the guide's own layout
 function claimBatchOn(engine: Engine) {
   return async function claimBatch(size: number): Promise<string[]> {
     return engine.transaction(async (tx) => {
@@ -88,7 +89,9 @@ describe("the two-step claim from the guide", () => {
     const done = gate();
     const first = engine.transaction(async (tx) => {
       try {
-        const mine = await tx.execute(select(Outbound, ["id"]).where({ status: "queued" }).orderBy("nextAttemptAt").limit(5).forUpdate({ skipLocked: true })).all();
+        const mine = await tx
+          .execute(select(Outbound, ["id"]).where({ status: "queued" }).orderBy("nextAttemptAt").limit(5).forUpdate({ skipLocked: true }))
+          .all();
         held.open();
         await done.wait; // keep the locks until the second claimer has committed
         return mine.map((r) => r.id);
@@ -134,11 +137,23 @@ describe("the single-statement claim", () => {
     const claim = update(Outbound)
       .set({ status: "sending", attempts: sql.raw("attempts + 1"), updatedAt: sql.now() })
       .where({
-        id: { in: select(Outbound).where({ status: "queued" }).orderBy("nextAttemptAt").limit(10).forUpdate({ skipLocked: true }).asSubquery("id") },
+        id: {
+          in: select(Outbound)
+            .where({ status: "queued" })
+            .orderBy("nextAttemptAt")
+            .limit(10)
+            .forUpdate({ skipLocked: true })
+            .asSubquery("id"),
+        },
       });
-    const error = await watched.execute(claim).rowsAffected().catch((e: unknown) => e);
+    const error = await watched
+      .execute(claim)
+      .rowsAffected()
+      .catch((e: unknown) => e);
     expect(UnsupportedFeatureError.isInstance(error)).toBe(true);
-    expect((error as UnsupportedFeatureError).message).toContain("Claim in two steps: inside transaction(), select the ids with forUpdate()");
+    expect((error as UnsupportedFeatureError).message).toContain(
+      "Claim in two steps: inside transaction(), select the ids with forUpdate()",
+    );
     expect(statements.filter((s) => s.sql.startsWith("UPDATE"))).toEqual([]);
     const rows = await engine.execute(select(Outbound, ["status", "attempts"])).all();
     expect(rows.every((r) => r.status === "queued" && r.attempts === 0)).toBe(true);

@@ -1,5 +1,19 @@
+import {
+  column,
+  createEngine,
+  createIndexes,
+  createTable,
+  deleteFrom,
+  insert,
+  Model,
+  select,
+  sql,
+  UnsupportedFeatureError,
+  uniqueIndex,
+  update,
+  ValidationError,
+} from "tempest-db-js";
 import { describe, expect, it } from "vitest";
-import { Model, UnsupportedFeatureError, ValidationError, column, createEngine, createIndexes, createTable, deleteFrom, insert, select, sql, uniqueIndex, update } from "tempest-db-js";
 import { Defaults, Everything, Outbound } from "./models.js";
 import { OFFLINE_MARIADB, OFFLINE_MYSQL } from "./support.js";
 
@@ -46,7 +60,14 @@ describe("the claim (guide, two steps)", () => {
     const q = update(Outbound)
       .set({ status: "sending", attempts: sql.raw("attempts + 1"), updatedAt: sql.now() })
       .where({
-        id: { in: select(Outbound).where({ status: "queued" }).orderBy("nextAttemptAt").limit(10).forUpdate({ skipLocked: true }).asSubquery("id") },
+        id: {
+          in: select(Outbound)
+            .where({ status: "queued" })
+            .orderBy("nextAttemptAt")
+            .limit(10)
+            .forUpdate({ skipLocked: true })
+            .asSubquery("id"),
+        },
       });
     for (const engine of [maria, mysql8]) {
       const error = refusal(() => engine.compile(q));
@@ -74,7 +95,9 @@ describe("locks", () => {
 
   it("spells a shared lock the way each server wants", () => {
     expect(maria.compile(base.forShare()).sql).toBe(`SELECT \`id\` FROM ${T} WHERE \`id\` = ? LOCK IN SHARE MODE`);
-    expect(maria.compile(base.forShare({ skipLocked: true })).sql).toBe(`SELECT \`id\` FROM ${T} WHERE \`id\` = ? LOCK IN SHARE MODE SKIP LOCKED`);
+    expect(maria.compile(base.forShare({ skipLocked: true })).sql).toBe(
+      `SELECT \`id\` FROM ${T} WHERE \`id\` = ? LOCK IN SHARE MODE SKIP LOCKED`,
+    );
     expect(mysql8.compile(base.forShare()).sql).toBe(`SELECT \`id\` FROM ${T} WHERE \`id\` = ? FOR SHARE`);
   });
 
@@ -82,7 +105,9 @@ describe("locks", () => {
     const q = base.forUpdate({ of: [Outbound] });
     expect(mysql8.compile(q).sql).toBe(`SELECT \`id\` FROM ${T} WHERE \`id\` = ? FOR UPDATE OF ${T}`);
     const error = refusal(() => maria.compile(q));
-    expect(error.dialect).toBe("MariaDB");
+    expect(error.dialect).toBe("MySQL");
+    expect(error.message).toMatch(/^MariaDB 10\.11 does not support FOR UPDATE OF\. Drop \{ of \}/);
+    expect(error.stack).toContain("MariaDB 10.11 does not support FOR UPDATE OF");
     expect(error.feature).toBe("FOR UPDATE OF");
     expect(error.hint).toContain("Drop { of }");
   });
@@ -131,11 +156,20 @@ describe("select details", () => {
 });
 
 describe("insert and conflicts", () => {
-  const row = { id: ID, consumer: "billing", idempotencyKey: "k-1", status: "queued" as const, nextAttemptAt: new Date(Date.UTC(2024, 0, 1)) };
+  const row = {
+    id: ID,
+    consumer: "billing",
+    idempotencyKey: "k-1",
+    status: "queued" as const,
+    nextAttemptAt: new Date(Date.UTC(2024, 0, 1)),
+  };
   const head = `INSERT INTO ${T} (\`id\`, \`consumer\`, \`idempotency_key\`, \`status\`, \`next_attempt_at\`) VALUES (?, ?, ?, ?, ?)`;
 
   it("inserts rows with ? placeholders", () => {
-    expect(maria.compile(insert(Outbound).values(row))).toMatchObject({ sql: head, params: [ID, "billing", "k-1", "queued", "2024-01-01 00:00:00.000"] });
+    expect(maria.compile(insert(Outbound).values(row))).toMatchObject({
+      sql: head,
+      params: [ID, "billing", "k-1", "queued", "2024-01-01 00:00:00.000"],
+    });
   });
 
   it("writes an insert of defaults only as () VALUES ()", () => {
@@ -160,7 +194,9 @@ describe("insert and conflicts", () => {
 
   it("refuses a conflict target, naming onDuplicateKeyUpdate and ignoreDuplicates", () => {
     const withTarget = [
-      insert(Outbound).values(row).onConflictDoNothing(["consumer", "idempotencyKey"], { where: { idempotencyKey: { isNull: false } } }),
+      insert(Outbound)
+        .values(row)
+        .onConflictDoNothing(["consumer", "idempotencyKey"], { where: { idempotencyKey: { isNull: false } } }),
       insert(Outbound).values(row).onConflictDoNothing(["id"]),
       insert(Outbound).values(row).onConflictDoUpdate(["id"], { status: "queued" }),
     ];
@@ -233,9 +269,13 @@ describe("DDL", () => {
 
   it("writes the guide's partial unique index as a plain unique index (NULLs never collide)", () => {
     const [idempotency, claim] = createIndexes(Outbound, { ifNotExists: true });
-    expect(maria.compile(idempotency!).sql).toBe(`CREATE UNIQUE INDEX IF NOT EXISTS \`dm_outbound_idempotency\` ON ${T} (\`consumer\`, \`idempotency_key\`)`);
+    expect(maria.compile(idempotency!).sql).toBe(
+      `CREATE UNIQUE INDEX IF NOT EXISTS \`dm_outbound_idempotency\` ON ${T} (\`consumer\`, \`idempotency_key\`)`,
+    );
     // MySQL has no CREATE INDEX IF NOT EXISTS.
-    expect(mysql8.compile(idempotency!).sql).toBe(`CREATE UNIQUE INDEX \`dm_outbound_idempotency\` ON ${T} (\`consumer\`, \`idempotency_key\`)`);
+    expect(mysql8.compile(idempotency!).sql).toBe(
+      `CREATE UNIQUE INDEX \`dm_outbound_idempotency\` ON ${T} (\`consumer\`, \`idempotency_key\`)`,
+    );
     expect(maria.compile(claim!).sql).toBe(`CREATE INDEX IF NOT EXISTS \`dm_outbound_claim\` ON ${T} (\`status\`, \`next_attempt_at\`)`);
   });
 

@@ -1,5 +1,5 @@
+import { ConstraintViolationError, insert, select, sql, UnsupportedFeatureError, update } from "tempest-db-js";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { ConstraintViolationError, UnsupportedFeatureError, insert, select, sql, update } from "tempest-db-js";
 import type { MysqlCapabilities } from "../src/index.js";
 import { Outbound } from "./models.js";
 import { closeEngines, recordingEngine, testEngine } from "./support.js";
@@ -38,7 +38,10 @@ describe("refused conflict targets leave the table untouched", () => {
     it(`statement ${i + 1}`, async () => {
       const before = await table();
       const { engine: watched, statements } = recordingEngine();
-      const error = await watched.execute(statement).rowsAffected().catch((e: unknown) => e);
+      const error = await watched
+        .execute(statement)
+        .rowsAffected()
+        .catch((e: unknown) => e);
       expect(UnsupportedFeatureError.isInstance(error)).toBe(true);
       expect((error as UnsupportedFeatureError).hint).toMatch(/onDuplicateKeyUpdate\(set\).*ignoreDuplicates\(\)/);
       expect(statements.filter((s) => s.sql.startsWith("INSERT"))).toEqual([]);
@@ -70,9 +73,32 @@ describe("MySQL's own conflict handling", () => {
     ]);
   });
 
+  it("onDuplicateKeyUpdate that changes nothing reports 1 (matched rows)", async () => {
+    const same = insert(Outbound).values(message(A, "key-1")).onDuplicateKeyUpdate({ status: "queued" });
+    expect(await engine.execute(same).rowsAffected()).toBe(1);
+    expect(await table()).toEqual([{ id: A, idempotencyKey: "key-1", status: "queued", attempts: 0 }]);
+  });
+
+  it("ignoreDuplicates also turns other errors into warnings, as the README warns", async () => {
+    const long = "k".repeat(300); // text in a key is varchar(255); the builder does not bound text
+    expect(await engine.execute(insert(Outbound).values(message(B, long)).ignoreDuplicates()).rowsAffected()).toBe(1);
+    const kept = await engine.execute(select(Outbound, ["idempotencyKey"]).where({ id: B })).one();
+    expect(kept.idempotencyKey).toBe("k".repeat(255));
+    // Without IGNORE, strict mode refuses the same row.
+    const error = await engine
+      .execute(insert(Outbound).values(message(C, long)))
+      .rowsAffected()
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: "other", driverCode: "ER_DATA_TOO_LONG" });
+  });
+
   it("ignoreDuplicates skips colliding rows and inserts the others", async () => {
     const affected = await engine
-      .execute(insert(Outbound).values([message(A, "other"), message(B, "key-1"), message(C, "key-3")]).ignoreDuplicates())
+      .execute(
+        insert(Outbound)
+          .values([message(A, "other"), message(B, "key-1"), message(C, "key-3")])
+          .ignoreDuplicates(),
+      )
       .rowsAffected();
     expect(affected).toBe(1); // A collides on the primary key, B on the idempotency index
     expect(await table()).toEqual([
@@ -89,7 +115,10 @@ describe("MySQL's own conflict handling", () => {
 
 describe("the guide's idempotency rule on a plain unique index", () => {
   it("refuses a repeated (consumer, key) and never deduplicates rows without a key", async () => {
-    const error = await engine.execute(insert(Outbound).values(message(B, "key-1"))).rowsAffected().catch((e: unknown) => e);
+    const error = await engine
+      .execute(insert(Outbound).values(message(B, "key-1")))
+      .rowsAffected()
+      .catch((e: unknown) => e);
     expect(ConstraintViolationError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ kind: "unique-violation", constraint: "dm_outbound_idempotency" });
     await engine.execute(insert(Outbound).values([message(B, null), message(C, null)])).rowsAffected();

@@ -1,5 +1,5 @@
+import { column, index, Model, sql, UnsupportedFeatureError, uniqueIndex } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Model, UnsupportedFeatureError, column, index, sql, uniqueIndex } from "tempest-db-js";
 import type { MysqlCapabilities } from "../src/index.js";
 import { Child, Outbound, Parent } from "./models.js";
 import { closeEngines, testEngine } from "./support.js";
@@ -26,7 +26,9 @@ class OnePending extends Model {
 
 async function columnTypes(table: string): Promise<Record<string, unknown>> {
   const rows = await engine
-    .execute(sql.expr`SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ${table}`)
+    .execute(
+      sql.expr`SELECT COLUMN_NAME AS name, COLUMN_TYPE AS type FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ${table}`,
+    )
     .all();
   return Object.fromEntries(rows.map((r) => [r.name, r.type]));
 }
@@ -83,7 +85,11 @@ describe("DDL from the model", () => {
   it("creates foreign keys", async () => {
     await engine.createAll([Parent, Child]);
     const fk = await engine
-      .execute(sql.raw("SELECT REFERENCED_TABLE_NAME AS t, REFERENCED_COLUMN_NAME AS c FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'dm_child' AND REFERENCED_TABLE_NAME IS NOT NULL"))
+      .execute(
+        sql.raw(
+          "SELECT REFERENCED_TABLE_NAME AS t, REFERENCED_COLUMN_NAME AS c FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'dm_child' AND REFERENCED_TABLE_NAME IS NOT NULL",
+        ),
+      )
       .all();
     expect(fk).toEqual([{ t: "dm_parent", c: "id" }]);
   });

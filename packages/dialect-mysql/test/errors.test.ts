@@ -1,7 +1,16 @@
 import { inspect } from "node:util";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ConnectionError, ConstraintViolationError, QueryError, RetryableTransactionError, insert, select, sql, update } from "tempest-db-js";
 import type { TransactionHandle } from "tempest-db-js";
+import {
+  ConnectionError,
+  ConstraintViolationError,
+  insert,
+  QueryError,
+  RetryableTransactionError,
+  select,
+  sql,
+  update,
+} from "tempest-db-js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Account, Child, Everything, Parent } from "./models.js";
 import { closeEngines, gate, testEngine } from "./support.js";
 
@@ -26,7 +35,14 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   await engine.execute(sql.raw("DELETE FROM dm_account")).rowsAffected();
-  await engine.execute(insert(Account).values([{ id: 1, balance: 100 }, { id: 2, balance: 100 }])).rowsAffected();
+  await engine
+    .execute(
+      insert(Account).values([
+        { id: 1, balance: 100 },
+        { id: 2, balance: 100 },
+      ]),
+    )
+    .rowsAffected();
 });
 
 afterAll(closeEngines);
@@ -75,7 +91,13 @@ describe("parameter values never reach error messages", () => {
     const secret = "sk_live_TOPSECRET_4242";
     await engine.execute(insert(Everything).values({ id: "50000000-0000-4000-8000-000000000001", code: "x" })).rowsAffected();
     await engine.execute(sql.raw("CREATE UNIQUE INDEX dm_everything_label ON dm_everything (code)")).rowsAffected();
-    await engine.execute(update(Everything).set({ code: secret.slice(0, 20) }).where({ id: "50000000-0000-4000-8000-000000000001" })).rowsAffected();
+    await engine
+      .execute(
+        update(Everything)
+          .set({ code: secret.slice(0, 20) })
+          .where({ id: "50000000-0000-4000-8000-000000000001" }),
+      )
+      .rowsAffected();
     const error = await failure(() =>
       engine.execute(insert(Everything).values({ id: "50000000-0000-4000-8000-000000000002", code: secret.slice(0, 20) })).rowsAffected(),
     );
@@ -87,7 +109,9 @@ describe("parameter values never reach error messages", () => {
   });
 
   it("redacts a value the server could not convert", async () => {
-    const error = await failure(() => engine.execute(sql.expr`UPDATE dm_parent SET id = ${"hunter2-password"} WHERE id = 1`).rowsAffected());
+    const error = await failure(() =>
+      engine.execute(sql.expr`UPDATE dm_parent SET id = ${"hunter2-password"} WHERE id = 1`).rowsAffected(),
+    );
     expect(error.message).toContain("'[redacted]'");
     expect(inspect(error, { depth: 10 })).not.toContain("hunter2");
   });
@@ -114,9 +138,9 @@ describe("locks", () => {
   it("NOWAIT on a locked row is lock-not-available, not a retryable timeout", async () => {
     const release = gate();
     const { done } = await holdLock(1, release.wait);
-    const error = await failure(() => engine.transaction((tx) => tx.execute(select(Account).where({ id: 1 }).forUpdate({ noWait: true })).all())).finally(
-      release.open,
-    );
+    const error = await failure(() =>
+      engine.transaction((tx) => tx.execute(select(Account).where({ id: 1 }).forUpdate({ noWait: true })).all()),
+    ).finally(release.open);
     await done;
     expect(error.kind).toBe("lock-not-available");
     expect(error.retryable).toBe(false);
@@ -151,13 +175,32 @@ describe("deadlocks", () => {
     const attempts = { a: 0, b: 0 };
     const firstA = gate();
     const firstB = gate();
-    const transfer = (from: number, to: number, amount: number, mine: ReturnType<typeof gate>, theirs: ReturnType<typeof gate>, who: "a" | "b") =>
+    const transfer = (
+      from: number,
+      to: number,
+      amount: number,
+      mine: ReturnType<typeof gate>,
+      theirs: ReturnType<typeof gate>,
+      who: "a" | "b",
+    ) =>
       testEngine().transaction(async (tx: TransactionHandle) => {
         attempts[who]++;
-        await tx.execute(update(Account).set({ balance: sql.expr`balance - ${amount}` }).where({ id: from })).rowsAffected();
+        await tx
+          .execute(
+            update(Account)
+              .set({ balance: sql.expr`balance - ${amount}` })
+              .where({ id: from }),
+          )
+          .rowsAffected();
         mine.open();
         await theirs.wait;
-        await tx.execute(update(Account).set({ balance: sql.expr`balance + ${amount}` }).where({ id: to })).rowsAffected();
+        await tx
+          .execute(
+            update(Account)
+              .set({ balance: sql.expr`balance + ${amount}` })
+              .where({ id: to }),
+          )
+          .rowsAffected();
         return who;
       }, options);
     return { attempts, runs: [transfer(1, 2, 10, firstA, firstB, "a"), transfer(2, 1, 30, firstB, firstA, "b")] };

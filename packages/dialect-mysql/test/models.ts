@@ -1,4 +1,4 @@
-import { Model, column, index, sql, uniqueIndex } from "tempest-db-js";
+import { column, index, Model, sql, uniqueIndex } from "tempest-db-js";
 
 /** The guide's model, with its idempotency index and an index that lets the claim lock only what it takes. */
 export class Outbound extends Model {
@@ -49,7 +49,10 @@ export class Child extends Model {
   static tablename = "dm_child";
   static naming = "snake_case";
   id = column.integer().primaryKey();
-  parentId = column.integer().notNull().references(() => Parent, "id");
+  parentId = column
+    .integer()
+    .notNull()
+    .references(() => Parent, "id");
 }
 
 /** Two rows that two transactions lock in opposite orders. */

@@ -1,9 +1,9 @@
+import { createEngine, select, sql, UnsupportedFeatureError } from "tempest-db-js";
 import { afterAll, describe, expect, it } from "vitest";
-import { UnsupportedFeatureError, createEngine, select, sql } from "tempest-db-js";
-import { MARIADB_10_11, MYSQL_8_0, MysqlCompiler, mysqlCapabilities, mysqlDialect, parseServerVersion } from "../src/index.js";
 import type { MysqlCapabilities } from "../src/index.js";
+import { MARIADB_10_11, MYSQL_8_0, MysqlCompiler, mysqlCapabilities, mysqlDialect, parseServerVersion } from "../src/index.js";
 import { Outbound } from "./models.js";
-import { OFFLINE_MARIADB, OFFLINE_MYSQL, TEST_URL, closeEngines, testEngine } from "./support.js";
+import { closeEngines, OFFLINE_MARIADB, OFFLINE_MYSQL, TEST_URL, testEngine } from "./support.js";
 
 afterAll(closeEngines);
 
@@ -46,10 +46,23 @@ describe("server versions", () => {
       lockInShareMode: true,
       indexIfNotExists: true,
     });
-    expect(mysqlCapabilities({ flavor: "mariadb", major: 10, minor: 5, patch: 0 })).toMatchObject({ skipLocked: false, returningInsert: true });
-    expect(mysqlCapabilities({ flavor: "mysql", major: 5, minor: 7, patch: 44 })).toMatchObject({ skipLocked: false, noWait: false, lockInShareMode: true });
+    expect(mysqlCapabilities({ flavor: "mariadb", major: 10, minor: 5, patch: 0 })).toMatchObject({
+      skipLocked: false,
+      returningInsert: true,
+    });
+    expect(mysqlCapabilities({ flavor: "mysql", major: 5, minor: 7, patch: 44 })).toMatchObject({
+      skipLocked: false,
+      noWait: false,
+      lockInShareMode: true,
+    });
     for (const server of [MYSQL_8_0, MARIADB_10_11]) {
-      expect(mysqlCapabilities(server)).toMatchObject({ returningUpdate: false, limitInSubquery: false, conflictTarget: false, partialIndexes: false, onDuplicateKey: true });
+      expect(mysqlCapabilities(server)).toMatchObject({
+        returningUpdate: false,
+        limitInSubquery: false,
+        conflictTarget: false,
+        partialIndexes: false,
+        onDuplicateKey: true,
+      });
     }
   });
 

@@ -1,5 +1,5 @@
-import { createEngine, sql } from "tempest-db-js";
 import type { Engine, EngineOptions, QueryEvent } from "tempest-db-js";
+import { createEngine, sql } from "tempest-db-js";
 import "../src/index.js";
 
 /** The real server under test. The scheme only sets the assumption until the server is inspected. */

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insert, select, sql } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Outbound } from "./models.js";
 import { closeEngines, scalar, testEngine } from "./support.js";
 
@@ -45,13 +45,20 @@ describe("datetime is UTC whatever the zones", () => {
   });
 
   it("stores the instant as its UTC wall time", async () => {
-    expect(await scalar(engine, "SELECT CAST(next_attempt_at AS CHAR) FROM dm_outbound_messages WHERE id = '10000000-0000-4000-8000-000000000001'")).toBe(
-      "2024-03-31 01:30:00.123",
-    );
+    expect(
+      await scalar(
+        engine,
+        "SELECT CAST(next_attempt_at AS CHAR) FROM dm_outbound_messages WHERE id = '10000000-0000-4000-8000-000000000001'",
+      ),
+    ).toBe("2024-03-31 01:30:00.123");
   });
 
   it("orders sql.now() between Dates written from JavaScript before and after it, in a non-UTC session", async () => {
-    const ids = ["20000000-0000-4000-8000-000000000001", "20000000-0000-4000-8000-000000000002", "20000000-0000-4000-8000-000000000003"] as const;
+    const ids = [
+      "20000000-0000-4000-8000-000000000001",
+      "20000000-0000-4000-8000-000000000002",
+      "20000000-0000-4000-8000-000000000003",
+    ] as const;
     const before = new Date();
     await engine.transaction(async (tx) => {
       await tx.execute(sql.raw("SET SESSION time_zone = '-08:00'")).rowsAffected();
@@ -67,7 +74,9 @@ describe("datetime is UTC whatever the zones", () => {
     expect(at[ids[1]]).toBeGreaterThanOrEqual(before.getTime());
     expect(at[ids[1]]).toBeLessThanOrEqual(after.getTime());
     // And the server agrees when it compares them itself.
-    const notLater = await engine.execute(select(Outbound, ["id"]).where({ id: { in: [...ids] }, nextAttemptAt: { lte: sql.now() } })).all();
+    const notLater = await engine
+      .execute(select(Outbound, ["id"]).where({ id: { in: [...ids] }, nextAttemptAt: { lte: sql.now() } }))
+      .all();
     expect(notLater.map((r) => r.id).sort()).toEqual([...ids].sort());
   });
 });

@@ -1,5 +1,5 @@
+import { insert, QueryError, select, update } from "tempest-db-js";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { QueryError, insert, select, sql, update } from "tempest-db-js";
 import { Account } from "./models.js";
 import { closeEngines, recordingEngine, testEngine } from "./support.js";
 
@@ -13,7 +13,14 @@ async function balances(): Promise<Record<number, number>> {
 beforeEach(async () => {
   await engine.dropAll([Account]);
   await engine.createAll([Account]);
-  await engine.execute(insert(Account).values([{ id: 1, balance: 100 }, { id: 2, balance: 100 }])).rowsAffected();
+  await engine
+    .execute(
+      insert(Account).values([
+        { id: 1, balance: 100 },
+        { id: 2, balance: 100 },
+      ]),
+    )
+    .rowsAffected();
 });
 
 afterAll(closeEngines);
@@ -81,6 +88,14 @@ describe("transactions", () => {
   });
 
   it("report rows affected as matched rows", async () => {
-    expect(await engine.execute(update(Account).set({ balance: 100 }).where({ id: { in: [1, 2] } })).rowsAffected()).toBe(2);
+    expect(
+      await engine
+        .execute(
+          update(Account)
+            .set({ balance: 100 })
+            .where({ id: { in: [1, 2] } }),
+        )
+        .rowsAffected(),
+    ).toBe(2);
   });
 });

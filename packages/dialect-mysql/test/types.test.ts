@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insert, select, sql, update } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Defaults, Everything } from "./models.js";
 import { closeEngines, scalar, testEngine } from "./support.js";
 
@@ -7,7 +7,7 @@ const engine = testEngine();
 
 const full = {
   id: "7d444840-9dc0-11d1-b245-5ffdce74fad2",
-  label: "héllo 😀 \\ back'slash \"quote\"\nnew line\ttab",
+  label: 'héllo 😀 \\ back\'slash "quote"\nnew line\ttab',
   code: "ABC-123",
   small: -2147483648,
   big: 2n ** 60n + 1n,
@@ -101,7 +101,13 @@ describe("every type round-trips exactly", () => {
   });
 
   it("keeps every decimal digit in arithmetic done by the server", async () => {
-    await engine.execute(update(Everything).set({ amount: sql.raw("amount + 0.0000000001") }).where({ id: full.id })).rowsAffected();
+    await engine
+      .execute(
+        update(Everything)
+          .set({ amount: sql.raw("amount + 0.0000000001") })
+          .where({ id: full.id }),
+      )
+      .rowsAffected();
     const read = await engine.execute(select(Everything, ["amount"]).where({ id: full.id })).one();
     expect(read.amount).toBe("12345678901234567890.0123456790");
     await engine.execute(update(Everything).set({ amount: full.amount }).where({ id: full.id })).rowsAffected();
@@ -114,7 +120,9 @@ describe("every type round-trips exactly", () => {
   });
 
   it("stores json as real JSON the server can query", async () => {
-    expect(await scalar(engine, `SELECT JSON_EXTRACT(doc, '$.a[1].deep.deeper[3]') FROM dm_everything WHERE id = '${full.id}'`)).toBe('"é"');
+    expect(await scalar(engine, `SELECT JSON_EXTRACT(doc, '$.a[1].deep.deeper[3]') FROM dm_everything WHERE id = '${full.id}'`)).toBe(
+      '"é"',
+    );
     expect(await scalar(engine, `SELECT JSON_TYPE(doc) FROM dm_everything WHERE id = '${edges.id}'`)).toBe("STRING");
   });
 

@@ -1,0 +1,122 @@
+import { createEngine, sql } from "tempest-db-js";
+import type { ConformanceCaseId, ExpectedStatement } from "tempest-db-js/testing";
+import { runConformanceSuite } from "tempest-db-js/testing";
+import { parseServerVersion } from "../src/index.js";
+import { TEST_URL } from "./support.js";
+
+const JOBS = "`tempest_conformance_jobs`";
+const COLUMNS = "(`id`, `consumer`, `idempotency_key`, `status`, `next_attempt_at`)";
+const [ID1, ID2, ID3, NEW] = [
+  "00000000-0000-4000-8000-000000000001",
+  "00000000-0000-4000-8000-000000000002",
+  "00000000-0000-4000-8000-000000000003",
+  "00000000-0000-4000-8000-0000000000aa",
+];
+const [T0, T1] = ["2026-01-02 03:04:05.678", "2026-01-02 03:04:06.789"];
+const CLAIMABLE = `SELECT \`id\` FROM ${JOBS} WHERE \`status\` = ? ORDER BY \`next_attempt_at\` ASC LIMIT 10`;
+const TABLE =
+  `CREATE TABLE ${JOBS} (\`id\` char(36) NOT NULL, \`consumer\` varchar(255) NOT NULL, \`idempotency_key\` varchar(255), ` +
+  "`status` enum('queued', 'sending', 'sent', 'failed') NOT NULL, `attempts` int NOT NULL DEFAULT 0, " +
+  "`next_attempt_at` datetime(3) NOT NULL, `updated_at` datetime(3), PRIMARY KEY (`id`)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=";
+
+/** MariaDB 10.11, the server this package is tested on. */
+const mariadb: Record<ConformanceCaseId, ExpectedStatement> = {
+  "insert.values": {
+    sql: `INSERT INTO ${JOBS} (\`id\`, \`consumer\`, \`idempotency_key\`, \`status\`, \`attempts\`, \`next_attempt_at\`) VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)`,
+    params: [
+      ID1,
+      "billing",
+      "k1",
+      "queued",
+      0,
+      T0,
+      ID2,
+      "billing",
+      null,
+      "queued",
+      2,
+      T1,
+      ID3,
+      "mail",
+      "k1",
+      "sent",
+      1,
+      T0,
+      NEW,
+      "sms",
+      null,
+      "failed",
+      0,
+      T1,
+    ],
+  },
+  "insert.returning": {
+    sql: `INSERT INTO ${JOBS} (\`id\`, \`consumer\`, \`status\`, \`next_attempt_at\`) VALUES (?, ?, ?, ?) RETURNING \`id\`, \`consumer\`, \`idempotency_key\`, \`status\`, \`attempts\`, \`next_attempt_at\`, \`updated_at\``,
+    params: [NEW, "sms", "queued", T0],
+  },
+  "select.where": {
+    sql: `SELECT \`id\`, \`attempts\` FROM ${JOBS} WHERE \`consumer\` = ? AND \`attempts\` >= ? ORDER BY \`next_attempt_at\` DESC, \`id\` ASC LIMIT 5 OFFSET 0`,
+    params: ["billing", 0],
+  },
+  "select.operators": {
+    sql: `SELECT \`id\` FROM ${JOBS} WHERE \`status\` IN (?, ?) OR (\`idempotency_key\` IS NULL AND NOT (\`attempts\` BETWEEN ? AND ?)) ORDER BY \`id\` ASC`,
+    params: ["sending", "sent", 0, 1],
+  },
+  "select.like": { sql: `SELECT \`id\` FROM ${JOBS} WHERE \`consumer\` LIKE ? AND \`idempotency_key\` IS NOT NULL`, params: ["bill%"] },
+  "select.ilike": { sql: `SELECT \`id\` FROM ${JOBS} WHERE LOWER(\`consumer\`) LIKE LOWER(?)`, params: ["MAIL"] },
+  "select.emptyIn": { sql: `SELECT \`id\` FROM ${JOBS} WHERE 1 = 0`, params: [] },
+  "select.emptyNotIn": { sql: `SELECT \`id\` FROM ${JOBS} WHERE 1 = 1`, params: [] },
+  "select.forUpdateSkipLocked": { sql: `${CLAIMABLE} FOR UPDATE SKIP LOCKED`, params: ["queued"] },
+  "select.forUpdateNoWait": { sql: `${CLAIMABLE} FOR UPDATE NOWAIT`, params: ["queued"] },
+  "select.forUpdateOf": { unsupported: "FOR UPDATE OF" },
+  "select.forShare": { sql: `${CLAIMABLE} LOCK IN SHARE MODE`, params: ["queued"] },
+  "update.expressions": {
+    sql: `UPDATE ${JOBS} SET \`attempts\` = attempts + 1, \`updated_at\` = UTC_TIMESTAMP(3), \`next_attempt_at\` = TIMESTAMPADD(MICROSECOND, ROUND(? * 1000) * 1000, UTC_TIMESTAMP(3)) WHERE \`id\` = ?`,
+    params: [30, ID1],
+  },
+  "update.template": { sql: `UPDATE ${JOBS} SET \`attempts\` = attempts + ? WHERE \`id\` = ?`, params: [5, ID2] },
+  "update.returning": { unsupported: "RETURNING on UPDATE" },
+  "update.claimSubquery": { unsupported: "LIMIT inside an IN (SELECT ...) subquery" },
+  "update.claimSubqueryUnlocked": { unsupported: "LIMIT inside an IN (SELECT ...) subquery" },
+  "insert.onConflictDoNothing": { unsupported: "a conflict target" },
+  "insert.onConflictDoUpdate": { unsupported: "a conflict target" },
+  "insert.ignoreDuplicates": {
+    sql: `INSERT IGNORE INTO ${JOBS} ${COLUMNS} VALUES (?, ?, ?, ?, ?)`,
+    params: [ID1, "billing", "other", "queued", T1],
+  },
+  "insert.onDuplicateKeyUpdate": {
+    sql: `INSERT INTO ${JOBS} ${COLUMNS} VALUES (?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE \`status\` = ?`,
+    params: [ID1, "billing", "k1", "queued", T1, "failed"],
+  },
+  "delete.where": { sql: `DELETE FROM ${JOBS} WHERE \`consumer\` = ?`, params: ["mail"] },
+  "delete.returning": { sql: `DELETE FROM ${JOBS} WHERE \`status\` = ? RETURNING \`id\``, params: ["sent"] },
+  "ddl.createTable": { sql: `${TABLE}utf8mb4_nopad_bin`, params: [] },
+  // The partial unique index becomes a plain one: its predicate only excludes NULLs, which never collide.
+  "ddl.createIndex.idempotency": {
+    sql: `CREATE UNIQUE INDEX \`tempest_conformance_jobs_idempotency\` ON ${JOBS} (\`consumer\`, \`idempotency_key\`)`,
+    params: [],
+  },
+  "ddl.createIndex.due": { sql: `CREATE INDEX \`tempest_conformance_jobs_due\` ON ${JOBS} (\`status\`, \`next_attempt_at\`)`, params: [] },
+};
+
+/** Where MySQL 8 differs (compiled, not run, on this machine). */
+const mysql8: Record<ConformanceCaseId, ExpectedStatement> = {
+  ...mariadb,
+  "insert.returning": { unsupported: "RETURNING on INSERT" },
+  "delete.returning": { unsupported: "RETURNING on DELETE" },
+  "select.forUpdateOf": { sql: `${CLAIMABLE} FOR UPDATE OF ${JOBS}`, params: ["queued"] },
+  "select.forShare": { sql: `${CLAIMABLE} FOR SHARE`, params: ["queued"] },
+  "ddl.createTable": { sql: `${TABLE}utf8mb4_0900_bin`, params: [] },
+};
+
+// The expectations depend on which server answers, so ask it before declaring the suite.
+const probe = createEngine(TEST_URL, { poolSize: 1 });
+const version = String(await probe.execute(sql.raw("SELECT VERSION()")).scalar());
+await probe.close();
+const server = parseServerVersion(version);
+
+runConformanceSuite({
+  name: `MySQL dialect on ${version}`,
+  url: TEST_URL,
+  expected: server?.flavor === "mariadb" ? mariadb : mysql8,
+});
