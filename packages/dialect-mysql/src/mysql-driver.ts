@@ -102,7 +102,11 @@ export class MysqlDriver implements Driver {
     ];
     const timeoutMs = this.#config.statementTimeoutMs;
     if (timeoutMs !== undefined) {
-      this.#server ??= readServerVersion(conn);
+      // A failed read is not kept: the next new connection asks again.
+      this.#server ??= readServerVersion(conn).catch((error: unknown) => {
+        this.#server = undefined;
+        throw error;
+      });
       const server = await this.#server;
       // MariaDB counts seconds and covers every statement; MySQL counts milliseconds and covers SELECT only.
       settings.push(

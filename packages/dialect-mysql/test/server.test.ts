@@ -87,6 +87,21 @@ describe("the URL gives the assumption; the server corrects it", () => {
     expect(createEngine(OFFLINE_MARIADB).dialectName).toBe("MySQL");
   });
 
+  it("connects with a mariadb:// URL as well", async () => {
+    const engine = testEngine();
+    const viaMariadbScheme = createEngine(TEST_URL.replace(/^[a-z]+:/i, "mariadb:"));
+    try {
+      const [a, b] = await Promise.all([
+        viaMariadbScheme.execute(sql.raw("SELECT DATABASE() AS db, @@SESSION.time_zone AS tz")).one(),
+        engine.execute(sql.raw("SELECT DATABASE() AS db, @@SESSION.time_zone AS tz")).one(),
+      ]);
+      expect(a).toEqual(b);
+      expect(a).toEqual({ db: new URL(TEST_URL).pathname.slice(1), tz: "+00:00" });
+    } finally {
+      await viaMariadbScheme.close();
+    }
+  });
+
   it("rebuilds the capability table from VERSION() at the first connection", async () => {
     const engine = testEngine();
     await engine.execute(sql.raw("SELECT 1")).all();
