@@ -39,8 +39,9 @@ export class UnsupportedFeatureError extends TempestError {
   readonly feature: string;
   readonly hint: string;
 
-  constructor(dialect: string, feature: string, hint: string) {
-    super(`${dialect} does not support ${feature}. ${hint}`);
+  /** `subject` names what lacks the feature when it is narrower than the dialect (e.g. "MariaDB 10.11"). */
+  constructor(dialect: string, feature: string, hint: string, options: { subject?: string } = {}) {
+    super(`${options.subject ?? dialect} does not support ${feature}. ${hint}`);
     this.dialect = dialect;
     this.feature = feature;
     this.hint = hint;

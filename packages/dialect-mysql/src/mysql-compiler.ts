@@ -35,11 +35,7 @@ export class MysqlCompiler extends SqlCompiler implements DdlHooks {
    * names the server the capability table describes, since MySQL 8 and MariaDB lack different things.
    */
   override unsupported(feature: string, hint: string): never {
-    const error = new UnsupportedFeatureError(this.dialectName, feature, hint);
-    const message = `${describeServer(this.mysql.server)} does not support ${feature}. ${hint}`;
-    if (error.stack) error.stack = error.stack.replace(error.message, message);
-    error.message = message;
-    throw error;
+    throw new UnsupportedFeatureError(this.dialectName, feature, hint, { subject: describeServer(this.mysql.server) });
   }
 
   placeholder(): string {
