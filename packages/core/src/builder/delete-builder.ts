@@ -12,9 +12,13 @@ export class DeleteBuilder<I extends Model, R> implements Executable<R> {
   declare readonly __row?: [R];
   readonly #node: DeleteNode;
 
+  static {
+    // On the prototype: one brand for every builder, instead of a property defined per instance.
+    markExecutable(this.prototype);
+  }
+
   constructor(node: DeleteNode) {
     this.#node = Object.freeze(node);
-    markExecutable(this);
   }
 
   where(condition: WhereArg<I>): DeleteBuilder<I, R> {

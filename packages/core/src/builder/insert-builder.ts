@@ -33,9 +33,13 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
   declare readonly __row?: [R];
   readonly #node: InsertNode;
 
+  static {
+    // On the prototype: one brand for every builder, instead of a property defined per instance.
+    markExecutable(this.prototype);
+  }
+
   constructor(node: InsertNode) {
     this.#node = Object.freeze(node);
-    markExecutable(this);
   }
 
   /** One row or several. Fields omitted everywhere get the database default. */

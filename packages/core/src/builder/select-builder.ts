@@ -25,9 +25,13 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
   declare readonly __row?: [R];
   readonly #node: SelectNode;
 
+  static {
+    // On the prototype: one brand for every builder, instead of a property defined per instance.
+    markExecutable(this.prototype);
+  }
+
   constructor(node: SelectNode) {
     this.#node = Object.freeze(node);
-    markExecutable(this);
   }
 
   /** Adds conditions; several calls are ANDed. */
@@ -66,8 +70,9 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
    * lock travel with it into the outer statement.
    */
   asSubquery<K extends FieldOf<I>>(field: K): Subquery<Exclude<RowOf<I>[K], null>> {
-    const column = columnOf(this.#node.table, field, "asSubquery");
-    return makeSubquery({ kind: "subquery", select: Object.freeze({ ...this.#node, columns: Object.freeze([column]) }) });
+    // resolveFields returns one shared array per projection, so the compiled column list is reused.
+    const columns = resolveFields(this.#node.table, [columnOf(this.#node.table, field, "asSubquery").field], "asSubquery");
+    return makeSubquery({ kind: "subquery", select: Object.freeze({ ...this.#node, columns }) });
   }
 
   toNode(): StatementNode {

@@ -8,10 +8,22 @@ export interface Subquery<T = unknown> {
   readonly __valueType?: T;
 }
 
+/** The brand sits on the prototype: a spread or JSON copy of a subquery is a plain object without it. */
+class SubqueryOperand {
+  readonly node: SubqueryNode;
+
+  constructor(node: SubqueryNode) {
+    this.node = Object.freeze(node);
+    Object.freeze(this);
+  }
+
+  static {
+    Object.defineProperty(this.prototype, SUBQUERY, { value: true });
+  }
+}
+
 export function makeSubquery<T>(node: SubqueryNode): Subquery<T> {
-  const subquery = { node: Object.freeze(node) };
-  Object.defineProperty(subquery, SUBQUERY, { value: true });
-  return Object.freeze(subquery);
+  return new SubqueryOperand(node);
 }
 
 export function isSubquery(value: unknown): value is Subquery {

@@ -13,9 +13,13 @@ export class UpdateBuilder<I extends Model, R> implements Executable<R> {
   declare readonly __row?: [R];
   readonly #node: UpdateNode;
 
+  static {
+    // On the prototype: one brand for every builder, instead of a property defined per instance.
+    markExecutable(this.prototype);
+  }
+
   constructor(node: UpdateNode) {
     this.#node = Object.freeze(node);
-    markExecutable(this);
   }
 
   /** Values or expressions (`sql.raw`, `sql.expr`, `sql.now()`); any other object is a ValidationError. */

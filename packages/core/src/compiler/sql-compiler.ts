@@ -34,6 +34,10 @@ export abstract class SqlCompiler {
   readonly dialectName: string;
   readonly capabilities: DialectCapabilities;
   readonly #cache = new WeakMap<StatementNode, CompiledQuery>();
+  /** Table and column names, quoted once: they come from model metadata, so the set is bounded. */
+  readonly #quotedNames = new Map<string, string>();
+  /** Column lists (SELECT, RETURNING, INSERT) per frozen column array. */
+  readonly #columnLists = new WeakMap<readonly ColumnMeta[], string>();
 
   constructor(dialectName: string, capabilities: DialectCapabilities) {
     this.dialectName = dialectName;
@@ -98,6 +102,16 @@ export abstract class SqlCompiler {
     return `ROLLBACK TO SAVEPOINT ${this.quoteIdentifier(name)}`;
   }
 
+  /** `quoteIdentifier` of a table or column name from model metadata, memoized per compiler. */
+  quoteName(name: string): string {
+    let quoted = this.#quotedNames.get(name);
+    if (quoted === undefined) {
+      quoted = this.quoteIdentifier(name);
+      this.#quotedNames.set(name, quoted);
+    }
+    return quoted;
+  }
+
   unsupported(feature: string, hint: string): never {
     throw new UnsupportedFeatureError(this.dialectName, feature, hint);
   }
@@ -143,10 +157,10 @@ export abstract class SqlCompiler {
 
   // ---- statements -------------------------------------------------------------------------
   select(node: SelectNode, ctx: CompileContext): string {
-    let sql = `SELECT ${this.columnList(node.columns)} FROM ${this.quoteIdentifier(node.table.name)}`;
+    let sql = `SELECT ${this.columnList(node.columns)} FROM ${this.quoteName(node.table.name)}`;
     sql += this.whereClause(node.where, ctx);
     if (node.orderBy.length > 0) {
-      sql += ` ORDER BY ${node.orderBy.map((o) => `${this.quoteIdentifier(o.column.name)} ${o.direction.toUpperCase()}`).join(", ")}`;
+      sql += ` ORDER BY ${node.orderBy.map((o) => `${this.quoteName(o.column.name)} ${o.direction === "asc" ? "ASC" : "DESC"}`).join(", ")}`;
     }
     sql += this.limitOffset(node.limit, node.offset);
     if (node.lock) sql += ` ${this.lockClause(node.lock)}`;
@@ -154,7 +168,7 @@ export abstract class SqlCompiler {
   }
 
   insert(node: InsertNode, ctx: CompileContext): string {
-    let sql = `${this.insertKeyword(node)} ${this.quoteIdentifier(node.table.name)}`;
+    let sql = `${this.insertKeyword(node)} ${this.quoteName(node.table.name)}`;
     if (node.columns.length === 0) {
       sql += ` ${this.defaultValuesSql()}`;
     } else {
@@ -166,24 +180,29 @@ export abstract class SqlCompiler {
   }
 
   update(node: UpdateNode, ctx: CompileContext): string {
-    let sql = `UPDATE ${this.quoteIdentifier(node.table.name)} SET ${this.assignments(node.set, ctx)}`;
+    let sql = `UPDATE ${this.quoteName(node.table.name)} SET ${this.assignments(node.set, ctx)}`;
     sql += this.whereClause(node.where, ctx);
     return sql + this.returningClause(node.returning, "update");
   }
 
   delete(node: DeleteNode, ctx: CompileContext): string {
-    let sql = `DELETE FROM ${this.quoteIdentifier(node.table.name)}`;
+    let sql = `DELETE FROM ${this.quoteName(node.table.name)}`;
     sql += this.whereClause(node.where, ctx);
     return sql + this.returningClause(node.returning, "delete");
   }
 
   // ---- clauses ----------------------------------------------------------------------------
   columnList(columns: readonly ColumnMeta[]): string {
-    return columns.map((c) => this.quoteIdentifier(c.name)).join(", ");
+    let list = this.#columnLists.get(columns);
+    if (list === undefined) {
+      list = columns.map((c) => this.quoteName(c.name)).join(", ");
+      if (Object.isFrozen(columns)) this.#columnLists.set(columns, list);
+    }
+    return list;
   }
 
   assignments(set: readonly Assignment[], ctx: CompileContext): string {
-    return set.map((a) => `${this.quoteIdentifier(a.column.name)} = ${this.value(a.value, ctx)}`).join(", ");
+    return set.map((a) => `${this.quoteName(a.column.name)} = ${this.value(a.value, ctx)}`).join(", ");
   }
 
   whereClause(where: ConditionNode | undefined, ctx: CompileContext): string {
@@ -211,7 +230,7 @@ export abstract class SqlCompiler {
     if (lock.wait === "noWait" && !caps.noWait) this.unsupported("NOWAIT", "Upgrade the server or use a lock timeout.");
     if (lock.of.length > 0 && !caps.lockOf) this.unsupported("FOR UPDATE OF", "Drop { of }: on a single-table query every selected row is locked anyway.");
     let sql = this.lockStrengthSql(lock.strength);
-    if (lock.of.length > 0) sql += ` OF ${lock.of.map((t) => this.quoteIdentifier(t)).join(", ")}`;
+    if (lock.of.length > 0) sql += ` OF ${lock.of.map((t) => this.quoteName(t)).join(", ")}`;
     if (lock.wait === "skipLocked") sql += " SKIP LOCKED";
     if (lock.wait === "noWait") sql += " NOWAIT";
     return sql;
@@ -271,8 +290,8 @@ export abstract class SqlCompiler {
 
   // ---- conditions -------------------------------------------------------------------------
   column(column: ColumnMeta, ctx: CompileContext): string {
-    const name = this.quoteIdentifier(column.name);
-    return ctx.qualify ? `${this.quoteIdentifier(column.table)}.${name}` : name;
+    const name = this.quoteName(column.name);
+    return ctx.qualify ? `${this.quoteName(column.table)}.${name}` : name;
   }
 
   condition(node: ConditionNode, ctx: CompileContext, top = false): string {

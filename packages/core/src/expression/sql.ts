@@ -5,9 +5,28 @@ import { brandExpression, expressionNode } from "./expression.js";
 import type { Expression } from "./expression.js";
 import { assertBindable } from "./assert-bindable.js";
 
+/**
+ * Expressions are frozen values, so the ones that carry no bound value are shared: `sql.now()` is one
+ * object, and `sql.raw` / `sql.ref` / `sql.excluded` keep the few texts and fields a program uses.
+ */
+const NOW: Expression<Date> = brandExpression({ kind: "now", plusSeconds: undefined });
+const MAX_SHARED = 512;
+const shared = { raw: new Map<string, Expression>(), ref: new Map<string, Expression>(), excluded: new Map<string, Expression>() };
+
+function sharedExpression(kind: keyof typeof shared, key: unknown, make: () => Expression): Expression<any> {
+  if (typeof key !== "string") return make();
+  const cache = shared[kind];
+  let expression = cache.get(key);
+  if (expression === undefined) {
+    expression = make();
+    if (cache.size < MAX_SHARED) cache.set(key, expression);
+  }
+  return expression;
+}
+
 function raw<T = unknown>(text: string): Expression<T> {
   if (typeof text !== "string") throw new ValidationError("sql.raw() takes a string of SQL");
-  return brandExpression({ kind: "raw", text });
+  return sharedExpression("raw", text, () => brandExpression({ kind: "raw", text }));
 }
 
 function expr<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]): Expression<T> {
@@ -39,12 +58,12 @@ export const sql = {
   /** A parameterized SQL fragment: each `${value}` is bound, or inlined when it is itself an expression. */
   expr,
   /** The database's current time, in a form every dialect compares correctly with stored datetimes. */
-  now: (): Expression<Date> => brandExpression({ kind: "now", plusSeconds: undefined }),
+  now: (): Expression<Date> => NOW,
   /** The database's current time plus (or minus) a number of seconds, bound as a parameter. */
   nowPlusSeconds: (seconds: number | Expression<number>): Expression<Date> =>
     brandExpression({ kind: "now", plusSeconds: secondsNode(seconds) }),
   /** In an upsert's update: the value the insert proposed for this field. */
-  excluded: <T = unknown>(field: string): Expression<T> => brandExpression({ kind: "excluded", field }),
+  excluded: <T = unknown>(field: string): Expression<T> => sharedExpression("excluded", field, () => brandExpression({ kind: "excluded", field })),
   /** The column behind a model field of the statement's table, quoted for the dialect. */
-  ref: <T = unknown>(field: string): Expression<T> => brandExpression({ kind: "columnRef", field }),
+  ref: <T = unknown>(field: string): Expression<T> => sharedExpression("ref", field, () => brandExpression({ kind: "columnRef", field })),
 };
