@@ -1,8 +1,11 @@
-import { SqlCompiler } from "tempest-db-js";
 import type { ColumnMeta, CompileContext, DdlHooks, DialectCapabilities } from "tempest-db-js";
+import { SqlCompiler, ValidationError } from "tempest-db-js";
 import { decodePostgres, decodesAsIs, encodePostgres } from "./postgres-types.js";
 
 type InSubquery = Parameters<SqlCompiler["inSubquery"]>[0];
+
+/** NAMEDATALEN - 1 in a stock build. */
+const MAX_IDENTIFIER_BYTES = 63;
 
 export class PostgresCompiler extends SqlCompiler implements DdlHooks {
   constructor(capabilities: DialectCapabilities) {
@@ -11,6 +14,17 @@ export class PostgresCompiler extends SqlCompiler implements DdlHooks {
 
   placeholder(index: number): string {
     return `$${index}`;
+  }
+
+  /**
+   * PostgreSQL cuts a longer name to its first 63 bytes with only a NOTICE, so two models whose table
+   * names share those bytes would silently read and write the same table.
+   */
+  override quoteIdentifier(name: string): string {
+    if (Buffer.byteLength(name, "utf8") > MAX_IDENTIFIER_BYTES) {
+      throw new ValidationError(`Identifier ${JSON.stringify(name)} exceeds ${MAX_IDENTIFIER_BYTES} bytes; PostgreSQL would truncate it.`);
+    }
+    return super.quoteIdentifier(name);
   }
 
   nowSql(): string {
