@@ -1,4 +1,5 @@
 import type { Executor, ModelClass } from "tempest-db-js";
+import { UnsupportedFeatureError, ValidationError } from "tempest-db-js";
 import type { Deliver, DrainOptions, DrainResult } from "./drain.js";
 import { drain } from "./drain.js";
 import { queueTable } from "./queue-table.js";
@@ -33,7 +34,7 @@ function canListen(db: Executor): db is Executor & Listener {
  * the poll interval, and again — until the signal aborts. On abort it stops claiming, lets the
  * deliveries in flight finish and be settled, and resolves with the totals. Database errors do not
  * end it: it backs off, doubling the wait up to a cap, and resumes; claims it held are settled by
- * their lease.
+ * their lease. Configuration errors (ValidationError, UnsupportedFeatureError) reject at once.
  */
 export async function work<M extends ModelClass<any>>(
   db: Executor,
@@ -83,6 +84,9 @@ export async function work<M extends ModelClass<any>>(
         for (const key of Object.keys(totals) as (keyof DrainResult)[]) totals[key] += round[key];
         if (round.sent + round.retried + round.failed + round.stale + round.reclaimed > 0) options.onProgress?.(round, { ...totals });
       } catch (error) {
+        // A mistake in the setup (a field the model lacks, a dialect that cannot claim safely) does
+        // not heal with time: fail loudly instead of retrying it forever.
+        if (ValidationError.isInstance(error) || UnsupportedFeatureError.isInstance(error)) throw error;
         options.onError?.(error);
         waitMs = Math.min(maxErrorBackoffMs, errorBackoffMs * 2 ** Math.min(errors, 20));
         waitMs *= 0.5 + Math.random() / 2;

@@ -40,7 +40,7 @@ describe.each(targets)("purgeSettled on $name", (target) => {
 
     expect(await purgeSettled(engine, Outbound, { olderThanSeconds: 3600, include: ["failed"] })).toBe(5);
     // A purged key may be enqueued again.
-    const again = await enqueue(engine, Outbound, { consumer: "p", idempotencyKey: "k0" });
+    const again = await enqueue(engine, Outbound, { consumer: "p", idempotencyKey: claimed[0]?.idempotencyKey ?? null });
     expect(again.inserted).toHaveLength(1);
   });
 });

@@ -99,4 +99,13 @@ describe.each(targets)("work on $name", (target) => {
     expect(errors.length).toBeGreaterThanOrEqual(3);
     expect(totals.sent).toBe(1);
   });
+
+  it("rejects at once on a configuration error instead of retrying it", async () => {
+    const { Outbound } = await freshQueue(engine, "work_config");
+    const errors: unknown[] = [];
+    await expect(work(engine, Outbound, () => {}, { batchSize: 0, onError: (error) => errors.push(error) })).rejects.toThrow(
+      /batchSize must be a positive integer/,
+    );
+    expect(errors).toEqual([]);
+  });
 });
