@@ -1,5 +1,5 @@
 import type { ColumnMeta } from "tempest-db-js";
-import { TempestError } from "tempest-db-js";
+import { TempestError, ValidationError } from "tempest-db-js";
 
 /**
  * How values travel to and from SQLite, which stores only NULL, INTEGER, REAL, TEXT and BLOB.
@@ -21,9 +21,24 @@ export function encodeSqlite(value: unknown, column: ColumnMeta | undefined): un
       break;
   }
   if (typeof value === "boolean") return value ? 1 : 0;
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return isoText(value);
   if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   return value;
+}
+
+/**
+ * Stored datetimes compare as text, which orders instants correctly only while the year has four
+ * digits: toISOString writes year 10000 as "+010000-...", which sorts before "2024-...", so a job
+ * scheduled for then would be due now.
+ */
+function isoText(date: Date): string {
+  const year = date.getUTCFullYear();
+  if (year < 0 || year > 9999) {
+    throw new ValidationError(
+      `SQLite stores datetimes as ISO-8601 text, which sorts correctly only for years 0000 to 9999; got ${date.toISOString()}`,
+    );
+  }
+  return date.toISOString();
 }
 
 /**
