@@ -9,6 +9,7 @@ import {
   or,
   select,
   sql,
+  TempestError,
   UnsupportedFeatureError,
   uniqueIndex,
   update,
@@ -17,7 +18,7 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hostileString, identifierPart, loneSurrogateString, nulString, valueAndDecoy } from "./arbitraries.js";
 import { hostileObjects } from "./hostile-objects.js";
-import { docOf, HostileRow, NOTE_DEFAULT, tagOf } from "./models.js";
+import { docOf, HostileRow, Moment, NOTE_DEFAULT, tagOf } from "./models.js";
 import type { OpenTarget, Target } from "./targets.js";
 
 /**
@@ -342,6 +343,71 @@ export function hostileInputSuite(target: Target): void {
           },
         ),
         { numRuns: RUNS.anything },
+      );
+    });
+  });
+
+  describe(`${target.label}: datetimes at the edges`, () => {
+    let open: OpenTarget;
+    let engine: Engine;
+
+    beforeAll(async () => {
+      open = await target.open();
+      engine = open.engine;
+      await engine.createAll([Moment]);
+    });
+    afterAll(async () => {
+      await open?.close();
+    });
+
+    const inRange = fc.date({ min: new Date("0000-01-01T00:00:00.000Z"), max: new Date("9999-12-31T23:59:59.999Z"), noInvalidDate: true });
+    const anyDate = fc.oneof(inRange, fc.date({ noInvalidDate: true }), fc.constantFrom(new Date(8.64e15), new Date(-8.64e15)));
+
+    test("datetimes in years 0000-9999 round-trip exactly, sort and compare like the instants they are", async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(inRange, { minLength: 1, maxLength: 6 }), inRange, async (dates, pivot) => {
+          await engine.execute(deleteFrom(Moment).allRows()).rowsAffected();
+          await engine.execute(insert(Moment).values(dates.map((at, id) => ({ id, at })))).rowsAffected();
+          const rows = await engine.execute(select(Moment).orderBy("at").orderBy("id")).all();
+          const expected = dates.map((at, id) => ({ id, at })).sort((a, b) => a.at.getTime() - b.at.getTime() || a.id - b.id);
+          expect(rows).toEqual(expected);
+          const due = await engine
+            .execute(
+              select(Moment, ["id"])
+                .where({ at: { lte: pivot } })
+                .orderBy("id"),
+            )
+            .all();
+          expect(due.map((r) => r.id)).toEqual(
+            expected
+              .filter((r) => r.at.getTime() <= pivot.getTime())
+              .map((r) => r.id)
+              .sort((a, b) => a - b),
+          );
+        }),
+        { numRuns: RUNS.refused },
+      );
+    });
+
+    test("a datetime the dialect cannot store faithfully is refused, never stored out of order", async () => {
+      await fc.assert(
+        fc.asyncProperty(anyDate, async (at) => {
+          await engine.execute(deleteFrom(Moment).allRows()).rowsAffected();
+          const now = new Date("2030-01-01T00:00:00.000Z");
+          await engine.execute(insert(Moment).values({ id: 1, at: now })).rowsAffected();
+          try {
+            await engine.execute(insert(Moment).values({ id: 2, at })).rowsAffected();
+          } catch (error) {
+            // Refused with a typed error: by the dialect before sending (ValidationError), or by the server (QueryError).
+            expect(TempestError.isInstance(error)).toBe(true);
+            expect(await engine.execute(select(Moment, ["id"])).all()).toEqual([{ id: 1 }]);
+            return;
+          }
+          const order = (await engine.execute(select(Moment, ["id"]).orderBy("at").orderBy("id")).all()).map((r) => r.id);
+          expect(order).toEqual(at.getTime() < now.getTime() ? [2, 1] : at.getTime() > now.getTime() ? [1, 2] : [1, 2]);
+          expect((await engine.execute(select(Moment).where({ id: 2 })).one()).at).toEqual(at);
+        }),
+        { numRuns: RUNS.refused },
       );
     });
   });

@@ -26,3 +26,9 @@ export function tagOf(value: string): string | null {
 export function docOf(value: string): JsonValue {
   return { [value]: value, list: [value, { value }], n: 1 };
 }
+
+export class Moment extends Model {
+  static tablename = "hostile_moments";
+  id = column.integer().primaryKey();
+  at = column.datetime().notNull();
+}
