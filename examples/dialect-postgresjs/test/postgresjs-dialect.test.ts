@@ -113,7 +113,8 @@ describe("the postgres.js example dialect", () => {
     await engine.execute(update(Counter).set({ hits: 0 }).allRows()).rowsAffected();
     const { errors, attempts } = await crosswise(3);
     expect(errors).toEqual([]);
-    expect(attempts).toBe(3);
+    // At least one rerun; on a loaded server the rerun can meet the winner again and be rerun once more.
+    expect(attempts).toBeGreaterThanOrEqual(3);
     expect(await engine.execute(select(Counter).orderBy("id")).all()).toEqual([
       { id: 1, hits: 2 },
       { id: 2, hits: 2 },
