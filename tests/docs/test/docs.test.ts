@@ -7,6 +7,7 @@ import { docBlocks, TARGETS } from "./doc-blocks.js";
 import type { DocProgram } from "./doc-programs.js";
 import { docPrograms } from "./doc-programs.js";
 import { pointAtDatabase } from "./point-at-database.js";
+import { publicExports } from "./public-exports.js";
 import { targetDatabases } from "./target-databases.js";
 import { transpileProgram, typecheckPrograms } from "./typecheck-programs.js";
 
@@ -121,6 +122,24 @@ describe("the TypeScript blocks of docs/*.md and README.md", () => {
 
   it("type-check under strict settings", () => {
     expect(diagnostics.join("\n")).toBe("");
+  });
+
+  it("leave no public export out of docs/api.md", () => {
+    const api = readFileSync(join(docsDir, "api.md"), "utf8");
+    const packages = [
+      "tempest-db-js",
+      "tempest-db-js/testing",
+      "@tempest-db-js/dialect-postgres",
+      "@tempest-db-js/dialect-mysql",
+      "@tempest-db-js/dialect-sqlite",
+      "@tempest-db-js/queue-recipes",
+    ];
+    const missing: string[] = [];
+    for (const [specifier, names] of publicExports(packages, join(generated, "exports"))) {
+      expect(names.length, `${specifier} exports nothing?`).toBeGreaterThan(0);
+      for (const name of names) if (!new RegExp(`\\b${name}\\b`).test(api)) missing.push(`${specifier}: ${name}`);
+    }
+    expect(missing).toEqual([]);
   });
 
   for (const program of programs) {
