@@ -60,3 +60,23 @@ export type {
   WhereArg,
   WhereInput,
 } from "./types/model-types.js";
+
+/** The AST, as types: what a dialect compiler's overridden hooks receive. */
+export type { ConditionNode, CompareNode, InListNode, InSubqueryNode, IsNullNode, BetweenNode, CompareOperator } from "./ast/condition-node.js";
+export type {
+  Assignment,
+  ConflictClause,
+  CreateIndexNode,
+  CreateTableNode,
+  DeleteNode,
+  DropTableNode,
+  InsertNode,
+  LockClause,
+  OnConflictClause,
+  OrderByItem,
+  SelectNode,
+  StatementNode,
+  SubqueryNode,
+  UpdateNode,
+} from "./ast/statement-node.js";
+export type { ExpressionNode, ParamNode, ValueNode } from "./ast/value-node.js";

@@ -1,8 +1,6 @@
-import type { ColumnMeta, CompileContext, DdlHooks, DialectCapabilities } from "tempest-db-js";
+import type { ColumnMeta, CompileContext, DdlHooks, DialectCapabilities, InSubqueryNode as InSubquery } from "tempest-db-js";
 import { SqlCompiler, ValidationError } from "tempest-db-js";
 import { decodePostgres, decodesAsIs, encodePostgres } from "./postgres-types.js";
-
-type InSubquery = Parameters<SqlCompiler["inSubquery"]>[0];
 
 /** NAMEDATALEN - 1 in a stock build. */
 const MAX_IDENTIFIER_BYTES = 63;
