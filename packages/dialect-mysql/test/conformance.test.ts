@@ -63,6 +63,7 @@ const mariadb: Record<ConformanceCaseId, ExpectedStatement> = {
     params: ["sending", "sent", 0, 1],
   },
   "select.like": { sql: `SELECT \`id\` FROM ${JOBS} WHERE \`consumer\` LIKE ? AND \`idempotency_key\` IS NOT NULL`, params: ["bill%"] },
+  "select.likeEscape": { sql: `SELECT \`consumer\` FROM ${JOBS} WHERE \`consumer\` LIKE ?`, params: ["a\\_b\\%"] },
   "select.ilike": { sql: `SELECT \`id\` FROM ${JOBS} WHERE LOWER(\`consumer\`) LIKE LOWER(?)`, params: ["MAIL"] },
   "select.emptyIn": { sql: `SELECT \`id\` FROM ${JOBS} WHERE 1 = 0`, params: [] },
   "select.emptyNotIn": { sql: `SELECT \`id\` FROM ${JOBS} WHERE 1 = 1`, params: [] },

@@ -25,6 +25,10 @@ const expected: ConformanceTarget["expected"] =
     sql: "SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE \"consumer\" LIKE $1 AND \"idempotency_key\" IS NOT NULL",
     params: ["bill%"],
   },
+  "select.likeEscape": {
+    sql: 'SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "consumer" LIKE $1',
+    params: ["a\\_b\\%"],
+  },
   "select.ilike": {
     sql: "SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE \"consumer\" ILIKE $1",
     params: ["MAIL"],

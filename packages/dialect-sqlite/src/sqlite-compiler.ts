@@ -41,9 +41,14 @@ export class SqliteCompiler extends SqlCompiler implements DdlHooks {
     return decodesAsIs(column);
   }
 
+  /** SQLite has no default LIKE escape character; PostgreSQL and MySQL use backslash, so say so. */
+  override likeSql(left: string, right: string): string {
+    return `${left} LIKE ${right} ESCAPE '\\'`;
+  }
+
   /** ASCII case folding, like SQLite's own LIKE; other letters need the ICU extension. */
   override ilikeSql(left: string, right: string): string {
-    return `LOWER(${left}) LIKE LOWER(${right})`;
+    return `LOWER(${left}) LIKE LOWER(${right}) ESCAPE '\\'`;
   }
 
   /** SQLite has no OFFSET without LIMIT; a negative LIMIT means none. */

@@ -55,11 +55,15 @@ const expected: ConformanceTarget["expected"] = {
     params: ["sending", "sent", 0, 1],
   },
   "select.like": {
-    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE "consumer" LIKE ? AND "idempotency_key" IS NOT NULL',
+    sql: `SELECT "id" FROM "tempest_conformance_jobs" WHERE "consumer" LIKE ? ESCAPE '\\' AND "idempotency_key" IS NOT NULL`,
     params: ["bill%"],
   },
+  "select.likeEscape": {
+    sql: `SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "consumer" LIKE ? ESCAPE '\\'`,
+    params: ["a\\_b\\%"],
+  },
   "select.ilike": {
-    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE LOWER("consumer") LIKE LOWER(?)',
+    sql: `SELECT "id" FROM "tempest_conformance_jobs" WHERE LOWER("consumer") LIKE LOWER(?) ESCAPE '\\'`,
     params: ["MAIL"],
   },
   "select.emptyIn": {

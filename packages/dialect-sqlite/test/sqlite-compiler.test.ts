@@ -63,7 +63,7 @@ describe("SQLite SQL text", () => {
       .where({ consumer: { ilike: "Billing%" } })
       .offset(20);
     expect(compiled(query)).toEqual({
-      sql: `SELECT "id" FROM "outbound_messages" WHERE LOWER("consumer") LIKE LOWER(?) LIMIT -1 OFFSET 20`,
+      sql: `SELECT "id" FROM "outbound_messages" WHERE LOWER("consumer") LIKE LOWER(?) ESCAPE '\\' LIMIT -1 OFFSET 20`,
       params: ["Billing%"],
     });
     expect(compiled(select(Outbound, ["id"]).limit(5).offset(20)).sql).toBe(`SELECT "id" FROM "outbound_messages" LIMIT 5 OFFSET 20`);

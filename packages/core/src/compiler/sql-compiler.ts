@@ -9,7 +9,7 @@ import type {
   StatementNode,
   UpdateNode,
 } from "../ast/statement-node.js";
-import type { ValueNode } from "../ast/value-node.js";
+import type { ParamNode, ValueNode } from "../ast/value-node.js";
 import { expressionNode } from "../expression/expression.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
@@ -19,6 +19,11 @@ import type { CompileContext, CompiledQuery } from "./compiled-query.js";
 import { textProblem, valueTextProblem } from "./check-text.js";
 import { compileCreateIndex, compileCreateTable } from "./ddl.js";
 import { formatLiteral } from "./format-literal.js";
+
+/** Statements remembered strongly after their first compilation (see SqlCompiler#recent). */
+const RECENT_COMPILED = 4;
+/** Distinct VALUES grid sizes kept; a program uses a handful. */
+const MAX_VALUES_TEXTS = 64;
 
 export interface BeginOptions {
   readonly isolation?: "read uncommitted" | "read committed" | "repeatable read" | "serializable" | undefined;
@@ -33,7 +38,18 @@ export interface BeginOptions {
 export abstract class SqlCompiler {
   readonly dialectName: string;
   readonly capabilities: DialectCapabilities;
+  /** Statements compiled more than once (reused builders), by node. */
   readonly #cache = new WeakMap<StatementNode, CompiledQuery>();
+  /**
+   * The last few statements compiled, held strongly as [node, compiled] pairs. A statement is moved
+   * into #cache only when it is compiled a second time: putting every fresh statement into the
+   * WeakMap cost the garbage collector more than compiling it (ephemerons), and most statements are
+   * built, run once and dropped.
+   */
+  readonly #recent: unknown[] = new Array(RECENT_COMPILED * 2).fill(undefined);
+  #recentNext = 0;
+  /** VALUES texts of all-parameter grids, per start:rows:width (see valuesRows). */
+  readonly #valuesTexts = new Map<string, string>();
   /** Table and column names, quoted once: they come from model metadata, so the set is bounded. */
   readonly #quotedNames = new Map<string, string>();
   /** Column lists (SELECT, RETURNING, INSERT) per frozen column array. */
@@ -120,6 +136,14 @@ export abstract class SqlCompiler {
   compile(node: StatementNode): CompiledQuery {
     const cached = this.#cache.get(node);
     if (cached) return cached;
+    const recent = this.#recent;
+    for (let i = 0; i < recent.length; i += 2) {
+      if (recent[i] === node) {
+        const again = recent[i + 1] as CompiledQuery;
+        this.#cache.set(node, again);
+        return again;
+      }
+    }
     const ctx = newContext(node.kind === "createTable" || node.kind === "createIndex", tableOf(node));
     const sql = this.statement(node, ctx);
     const problem = textProblem(sql, false);
@@ -128,7 +152,9 @@ export abstract class SqlCompiler {
       throw new ValidationError(`${this.dialectName} takes at most ${this.capabilities.maxParams} parameters per statement; this one has ${ctx.params.length}. Insert in smaller batches.`);
     }
     const compiled: CompiledQuery = Object.freeze({ sql, params: Object.freeze(ctx.params), kind: node.kind, columns: resultColumns(node) });
-    this.#cache.set(node, compiled);
+    recent[this.#recentNext] = node;
+    recent[this.#recentNext + 1] = compiled;
+    this.#recentNext = (this.#recentNext + 2) % recent.length;
     return compiled;
   }
 
@@ -173,7 +199,7 @@ export abstract class SqlCompiler {
       sql += ` ${this.defaultValuesSql()}`;
     } else {
       sql += ` (${this.columnList(node.columns)}) VALUES `;
-      sql += node.rows.map((row) => `(${row.map((v) => this.value(v, ctx)).join(", ")})`).join(", ");
+      sql += this.valuesRows(node.rows, ctx);
     }
     if (node.conflict) sql += this.conflictClause(node.conflict, ctx);
     return sql + this.returningClause(node.returning, "insert");
@@ -299,7 +325,8 @@ export abstract class SqlCompiler {
       case "compare": {
         const left = this.column(node.column, ctx);
         const right = this.value(node.value, ctx);
-        return node.op === "ilike" ? this.ilikeSql(left, right) : `${left} ${node.op === "like" ? "LIKE" : node.op} ${right}`;
+        if (node.op === "like") return this.likeSql(left, right);
+        return node.op === "ilike" ? this.ilikeSql(left, right) : `${left} ${node.op} ${right}`;
       }
       case "inList":
         return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${node.values.map((v) => this.value(v, ctx)).join(", ")})`;
@@ -323,6 +350,11 @@ export abstract class SqlCompiler {
       default:
         return exhaustive(node);
     }
+  }
+
+  /** `like` patterns treat `\\` as the escape character on every dialect (`\\%` matches a literal %). */
+  likeSql(left: string, right: string): string {
+    return `${left} LIKE ${right}`;
   }
 
   ilikeSql(left: string, right: string): string {
@@ -370,14 +402,54 @@ export abstract class SqlCompiler {
   }
 
   bind(value: unknown, column: ColumnMeta | undefined, ctx: CompileContext): string {
+    this.#checkText(value, column);
+    if (ctx.inline) return this.literal(value, column);
+    ctx.params.push(this.encodeParam(value, column));
+    return this.placeholder(ctx.params.length);
+  }
+
+  #checkText(value: unknown, column: ColumnMeta | undefined): void {
     const problem = valueTextProblem(value, this.capabilities.nulInText);
     if (problem) {
       const what = column ? `the value for ${column.table}.${column.field}` : "a bound value";
       throw new ValidationError(`${this.dialectName}: ${what} ${problem}; nothing was sent.`);
     }
-    if (ctx.inline) return this.literal(value, column);
-    ctx.params.push(this.encodeParam(value, column));
-    return this.placeholder(ctx.params.length);
+  }
+
+  /**
+   * The rows of an INSERT's VALUES. When every cell is a bound value (the usual bulk insert) the
+   * text depends only on the grid's size and where its placeholders start, so it is written once
+   * per size and the cells are only checked, encoded and bound. A subclass that overrides value()
+   * or bind() always gets the cell-by-cell path.
+   */
+  valuesRows(rows: readonly (readonly ValueNode[])[], ctx: CompileContext): string {
+    const width = rows[0]?.length ?? 0;
+    const plain =
+      !ctx.inline &&
+      this.value === SqlCompiler.prototype.value &&
+      this.bind === SqlCompiler.prototype.bind &&
+      rows.every((row) => row.length === width && row.every((cell) => cell.kind === "param"));
+    if (!plain) return rows.map((row) => `(${row.map((v) => this.value(v, ctx)).join(", ")})`).join(", ");
+    const start = ctx.params.length;
+    for (const row of rows) {
+      for (const cell of row as readonly ParamNode[]) {
+        this.#checkText(cell.value, cell.column);
+        ctx.params.push(this.encodeParam(cell.value, cell.column));
+      }
+    }
+    const key = `${start}:${rows.length}:${width}`;
+    let text = this.#valuesTexts.get(key);
+    if (text === undefined) {
+      const parts: string[] = [];
+      for (let r = 0, n = start; r < rows.length; r++) {
+        const row: string[] = [];
+        for (let c = 0; c < width; c++) row.push(this.placeholder(++n));
+        parts.push(`(${row.join(", ")})`);
+      }
+      text = parts.join(", ");
+      if (this.#valuesTexts.size < MAX_VALUES_TEXTS) this.#valuesTexts.set(key, text);
+    }
+    return text;
   }
 
   fieldColumn(field: string, ctx: CompileContext, what: string): ColumnMeta {

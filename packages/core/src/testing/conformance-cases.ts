@@ -84,6 +84,16 @@ export const conformanceCases = {
       expect(await rowsOf(engine, query)).toEqual([{ id: JOB_IDS[0] }]);
     },
   },
+  "select.likeEscape": {
+    build: () => select(ConformanceJob, ["consumer"]).where({ consumer: { like: "a\\_b\\%" } }),
+    check: async (engine, query) => {
+      const rows = ["a_b%", "axb%", "a_bz", "A_B%"].map((consumer, i) => ({ ...duplicateOfFirst, id: `30000000-0000-4000-8000-00000000000${i}`, consumer, idempotencyKey: null }));
+      await engine.execute(insert(ConformanceJob).values(rows)).rowsAffected();
+      // A backslash escapes % and _ on every dialect; case sensitivity of LIKE itself is the dialect's.
+      const found = ((await rowsOf(engine, query)) as { consumer: string }[]).map((r) => r.consumer);
+      expect(found.filter((c) => c !== "A_B%")).toEqual(["a_b%"]);
+    },
+  },
   "select.ilike": {
     build: () => select(ConformanceJob, ["id"]).where({ consumer: { ilike: "MAIL" } }),
     check: async (engine, query) => {
