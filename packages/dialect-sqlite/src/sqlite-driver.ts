@@ -80,6 +80,14 @@ export class SqliteDriver implements Driver {
   readonly #mutex = new FifoMutex();
   /** Insertion order is recency order: a hit moves its entry to the end. */
   readonly #statements = new Map<string, Statement>();
+  /** The most recently used SQL text: already last in #statements, so a repeat needs no reordering. */
+  #lastSql: string | undefined;
+  /** Handed to every connection, made once rather than per acquire. */
+  readonly #runQuery = (query: DriverQuery) => this.#run(query);
+  readonly #releaseConnection = (broken: boolean) => {
+    if (broken) this.#discard();
+    this.#mutex.unlock();
+  };
   #db: Database.Database | undefined;
   #closing: Promise<void> | undefined;
 
@@ -104,13 +112,7 @@ export class SqliteDriver implements Driver {
       this.#mutex.unlock();
       throw error;
     }
-    return new SqliteConnection(
-      (query) => this.#run(query),
-      (broken) => {
-        if (broken) this.#discard();
-        this.#mutex.unlock();
-      },
-    );
+    return new SqliteConnection(this.#runQuery, this.#releaseConnection);
   }
 
   /** Waits for the current holder and everyone already queued, then closes the database. */
@@ -119,6 +121,7 @@ export class SqliteDriver implements Driver {
       await this.#mutex.lock();
       try {
         this.#statements.clear();
+        this.#lastSql = undefined;
         this.#db?.close();
         this.#db = undefined;
       } finally {
@@ -167,6 +170,7 @@ export class SqliteDriver implements Driver {
       return;
     }
     this.#statements.clear();
+    this.#lastSql = undefined;
     this.#db = undefined;
     try {
       db.close();
@@ -192,8 +196,11 @@ export class SqliteDriver implements Driver {
   #prepare(db: Database.Database, sql: string): Statement | undefined {
     const cached = this.#statements.get(sql);
     if (cached) {
-      this.#statements.delete(sql);
-      this.#statements.set(sql, cached);
+      if (sql !== this.#lastSql) {
+        this.#statements.delete(sql);
+        this.#statements.set(sql, cached);
+        this.#lastSql = sql;
+      }
       return cached;
     }
     let statement: Statement;
@@ -204,6 +211,7 @@ export class SqliteDriver implements Driver {
       throw error;
     }
     this.#statements.set(sql, statement);
+    this.#lastSql = sql;
     if (this.#statements.size > this.statementCacheSize) {
       const oldest = this.#statements.keys().next().value;
       if (oldest !== undefined) this.#statements.delete(oldest);

@@ -125,7 +125,7 @@ function resolveRows(table: TableMeta, input: unknown): { columns: readonly Colu
   const present = new Set<string>();
   rows.forEach((row, i) => {
     if (!isPlainRecord(row)) throw new ValidationError(`insert(${table.model.name}).values: row ${i} is ${describe(row)}, not an object`);
-    for (const field of fieldNames(row, `insert(${table.model.name}).values: row ${i}`)) {
+    for (const field of rowFieldNames(row, table, i)) {
       if (!table.byField.has(field)) throw new ValidationError(`insert(${table.model.name}).values: row ${i}: no field "${field}"`);
       if (row[field] === undefined) {
         throw new ValidationError(`insert(${table.model.name}).values: row ${i}: ${field} is undefined; omit the field or pass null`);
@@ -134,15 +134,33 @@ function resolveRows(table: TableMeta, input: unknown): { columns: readonly Colu
     }
   });
   const columns = table.columns.filter((c) => present.has(c.field) || c.default?.kind === "random");
-  const values = rows.map((row: Record<string, unknown>, i) =>
-    Object.freeze(columns.map((column) => valueFor(column, row[column.field], `insert(${table.model.name}).values row ${i}`))),
-  );
+  const values = rows.map((row: Record<string, unknown>, i) => Object.freeze(columns.map((column) => cellFor(column, row[column.field], table, i))));
   for (const column of table.columns) {
     if (column.required && !present.has(column.field)) {
       throw new ValidationError(`insert(${table.model.name}).values: ${column.field} is required`);
     }
   }
   return { columns: Object.freeze(columns), values: Object.freeze(values) };
+}
+
+/*
+ * A bulk insert checks every row and cell; the descriptions its errors start with are written only
+ * when a check fails (the check runs again with the description, and throws the same error with it).
+ */
+function rowFieldNames(row: object, table: TableMeta, i: number): string[] {
+  try {
+    return fieldNames(row, "");
+  } catch {
+    return fieldNames(row, `insert(${table.model.name}).values: row ${i}`);
+  }
+}
+
+function cellFor(column: ColumnMeta, value: unknown, table: TableMeta, i: number): ValueNode {
+  try {
+    return valueFor(column, value, "");
+  } catch {
+    return valueFor(column, value, `insert(${table.model.name}).values row ${i}`);
+  }
 }
 
 /** A missing value in a multi-row insert takes the column default here, so that no dialect needs DEFAULT in VALUES. */

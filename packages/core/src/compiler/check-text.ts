@@ -8,10 +8,17 @@
  */
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
+/**
+ * String.prototype.isWellFormed (Node 20+) answers the same question as LONE_SURROGATE, natively and
+ * at once for one-byte strings, which cannot hold a surrogate; the regex stays as the fallback.
+ */
+const wellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+const isWellFormed = (text: string): boolean => (wellFormed ? wellFormed.call(text) : !LONE_SURROGATE.test(text));
+
 /** Why `text` cannot travel unchanged, or undefined when it can. */
 export function textProblem(text: string, nulAllowed: boolean): string | undefined {
   if (!nulAllowed && text.includes("\0")) return "contains NUL (U+0000)";
-  if (LONE_SURROGATE.test(text)) return "contains a lone UTF-16 surrogate (not valid Unicode; drivers would write U+FFFD instead)";
+  if (!isWellFormed(text)) return "contains a lone UTF-16 surrogate (not valid Unicode; drivers would write U+FFFD instead)";
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import type { Dialect } from "../dialect/dialect.js";
 import type { Driver, DriverConnection } from "../dialect/driver.js";
+import type { ColumnMeta } from "../schema/column-meta.js";
 import { queryErrorClass } from "../errors.js";
 import type { QueryError } from "../errors.js";
 import type { ExecutedQuery } from "./query-result.js";
@@ -29,7 +30,11 @@ export class EngineCore {
   compiler: SqlCompiler;
   #driver: Driver | undefined;
   #inspected: Promise<void> | undefined;
+  /** ready() has resolved: statements may skip awaiting it. */
+  #ready = false;
   #closed = false;
+  /** Per result shape: does it hold a 64-bit integer column (driver must not round through number)? */
+  readonly #wantsBigInt = new WeakMap<readonly ColumnMeta[], boolean>();
 
   constructor(dialect: Dialect, settings: EngineSettings) {
     this.dialect = dialect;
@@ -55,12 +60,16 @@ export class EngineCore {
   /** Once per engine, before the first statement: let the dialect read the server's capabilities. */
   ready(): Promise<void> {
     const inspect = this.dialect.inspectServer?.bind(this.dialect);
-    if (!inspect) return Promise.resolve();
+    if (!inspect) {
+      this.#ready = true;
+      return Promise.resolve();
+    }
     this.#inspected ??= (async () => {
       const connection = await this.acquire();
       try {
         const capabilities = await inspect(connection, this.compiler.capabilities);
         this.compiler = this.dialect.createCompiler(capabilities);
+        this.#ready = true;
       } finally {
         await connection.release();
       }
@@ -69,6 +78,11 @@ export class EngineCore {
       throw error;
     });
     return this.#inspected;
+  }
+
+  /** True once ready() has resolved. */
+  get isReady(): boolean {
+    return this.#ready;
   }
 
   async acquire(): Promise<DriverConnection> {
@@ -82,7 +96,8 @@ export class EngineCore {
   /** Runs a compiled statement on a connection: timing, the query event, error wrapping, row decoding. */
   async run<R>(connection: DriverConnection, compiled: CompiledQuery, inTransaction: boolean): Promise<ExecutedQuery<R>> {
     const { columns } = compiled;
-    const started = performance.now();
+    // Timing is only read by the query event.
+    const started = this.settings.onQuery ? performance.now() : 0;
     let rows: readonly unknown[];
     let rowsAffected: number;
     try {
@@ -90,7 +105,7 @@ export class EngineCore {
         sql: compiled.sql,
         params: compiled.params,
         rowMode: columns ? "array" : "object",
-        wantsBigInt: columns?.some((c) => c.kind === "bigint") ?? false,
+        wantsBigInt: columns ? this.#holdsBigInt(columns) : false,
       });
       rows = result.rows;
       rowsAffected = result.rowsAffected;
@@ -109,6 +124,15 @@ export class EngineCore {
     }
     if (this.settings.onQuery) this.emit(compiled, started, decoded.length || rowsAffected, undefined, inTransaction);
     return { rows: decoded as R[], rowsAffected };
+  }
+
+  #holdsBigInt(columns: readonly ColumnMeta[]): boolean {
+    let holds = this.#wantsBigInt.get(columns);
+    if (holds === undefined) {
+      holds = columns.some((c) => c.kind === "bigint");
+      if (Object.isFrozen(columns)) this.#wantsBigInt.set(columns, holds);
+    }
+    return holds;
   }
 
   wrapError(error: unknown, compiled: Pick<CompiledQuery, "sql" | "params">): QueryError {

@@ -64,9 +64,15 @@ export abstract class BaseExecutor implements Executor {
   execute(query: Executable<unknown> | Expression<any>): QueryResult<any> {
     // Built (and validated) now, so bad input throws at the call site, before anything runs.
     const node = toNode(query);
-    return new QueryResult(async () => {
-      await this.core.ready();
-      return this.runCompiled(this.core.compiler.compile(node));
+    return new QueryResult(() => {
+      const core = this.core;
+      if (!core.isReady) return core.ready().then(() => this.runCompiled(core.compiler.compile(node)));
+      // Once the engine is ready, no tick is spent awaiting it; a compile error still arrives as a rejection.
+      try {
+        return this.runCompiled(core.compiler.compile(node));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     });
   }
 

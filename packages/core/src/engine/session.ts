@@ -9,6 +9,23 @@ import { Transaction } from "./transaction.js";
 
 /** The engines whose transaction the current async context runs inside. */
 const openTransactions = new AsyncLocalStorage<ReadonlySet<object>>();
+/**
+ * Transactions running inside openTransactions. AsyncLocalStorage costs every promise of the
+ * process a hook while it is enabled, so it is used only where the guard is needed (single-connection
+ * drivers) and disabled whenever no such transaction is open.
+ */
+let guardedTransactions = 0;
+
+async function runGuarded<T>(core: object, fn: () => Promise<T>): Promise<T> {
+  const held = new Set(openTransactions.getStore());
+  held.add(core);
+  guardedTransactions++;
+  try {
+    return await openTransactions.run(held, fn);
+  } finally {
+    if (--guardedTransactions === 0) openTransactions.disable();
+  }
+}
 
 /**
  * Runs each statement on a pooled connection, outside any transaction, and opens transactions.
@@ -18,15 +35,18 @@ export class Session extends BaseExecutor {
   async runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
     this.#refuseSelfDeadlock();
     const connection = await this.core.acquire();
-    let broken = false;
+    let result: ExecutedQuery<R>;
     try {
-      return await this.core.run<R>(connection, compiled, false);
+      result = await this.core.run<R>(connection, compiled, false);
     } catch (error) {
-      broken = ConnectionError.isInstance(error);
+      const released = connection.release(ConnectionError.isInstance(error));
+      if (released) await released;
       throw error;
-    } finally {
-      await connection.release(broken);
     }
+    // A synchronous release (SQLite) costs no tick.
+    const released = connection.release(false);
+    if (released) await released;
+    return result;
   }
 
   /**
@@ -68,9 +88,7 @@ export class Session extends BaseExecutor {
       for (const sql of compiler.beginStatements(options)) await runSql(this.core, connection, sql, true);
       let result: T;
       try {
-        const held = new Set(openTransactions.getStore());
-        held.add(this.core);
-        result = await openTransactions.run(held, () => fn(tx));
+        result = this.core.driver.maxConnections === 1 ? await runGuarded(this.core, () => fn(tx)) : await fn(tx);
       } catch (error) {
         tx.finish();
         try {
