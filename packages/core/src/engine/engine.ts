@@ -1,7 +1,7 @@
 import { createIndexes, createTable, dropTable } from "../builder/ddl.js";
 import type { Dialect } from "../dialect/dialect.js";
 import { dialectFor } from "../dialect/registry.js";
-import { ValidationError } from "../errors.js";
+import { TempestError, ValidationError } from "../errors.js";
 import type { ModelClass } from "../schema/model.js";
 import { EngineCore } from "./engine-core.js";
 import type { QueryEvent } from "./query-event.js";
@@ -33,13 +33,27 @@ export class Engine extends Session {
     return new Session(this.core);
   }
 
-  /** Subscribe to a notification channel (`capabilities.listenNotify`). Returns the unsubscribe function. */
-  async listen(channel: string, onMessage: (payload: string) => void, onError: (error: unknown) => void = () => {}): Promise<() => Promise<void>> {
+  /**
+   * Subscribe to a notification channel (`capabilities.listenNotify`). Returns the unsubscribe function.
+   * A failure to subscribe, and a later loss of the subscription (passed to `onError`), are typed like
+   * statement errors: a server that is down or restarting gives a ConnectionError.
+   */
+  async listen(
+    channel: string,
+    onMessage: (payload: string) => void,
+    onError: (error: unknown) => void = () => {},
+  ): Promise<() => Promise<void>> {
     const listen = this.core.driver.listen?.bind(this.core.driver);
     if (!this.capabilities.listenNotify || !listen) {
       this.core.compiler.unsupported("notifications (LISTEN/NOTIFY)", "Poll instead; the queue recipes do so on this dialect.");
     }
-    return listen(channel, onMessage, onError);
+    const typed = (error: unknown) =>
+      TempestError.isInstance(error) ? error : this.core.wrapError(error, { sql: `LISTEN ${channel}`, params: [] });
+    try {
+      return await listen(channel, onMessage, (error) => onError(typed(error)));
+    } catch (error) {
+      throw typed(error);
+    }
   }
 
   /** CREATE TABLE and CREATE INDEX for each model, in order (put referenced models first). */
