@@ -1,0 +1,158 @@
+import { claimBatch, work } from "@tempest-db-js/queue-recipes";
+import type { Engine, QueryError } from "tempest-db-js";
+import { column, createEngine, insert, Model, QueryError as QueryErrorClass, select, sql, update } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { JobModel } from "./support/queue.js";
+import { dropQueue, eventually, freshQueue, statusCounts } from "./support/queue.js";
+import { serverKits } from "./support/servers.js";
+
+// createEngine(url, { statementTimeoutMs }) on each server dialect: a statement over the limit is
+// cancelled by the server with a QueryError of kind "statement-timeout", the connection stays usable,
+// and a queue worker whose statement is cancelled carries on.
+
+const sleepSql: Record<string, string> = {
+  PostgreSQL: "SELECT pg_sleep(3) AS slept",
+  MariaDB: "SELECT SLEEP(3) AS slept",
+};
+
+class Counter extends Model {
+  static tablename = `chaos_timeout_counters_${process.pid}`;
+  id = column.integer().primaryKey();
+  value = column.integer().notNull();
+}
+
+describe.each(serverKits)("$name: statementTimeoutMs", (kit) => {
+  let strict: Engine;
+  let plain: Engine;
+  let Job: JobModel | undefined;
+
+  beforeAll(async () => {
+    await import(kit.dialectPackage);
+    strict = createEngine(kit.url, { poolSize: 2, statementTimeoutMs: 300 });
+    plain = createEngine(kit.url, { poolSize: 2 });
+    await plain.dropAll([Counter]);
+    await plain.createAll([Counter]);
+    await plain.execute(insert(Counter).values({ id: 1, value: 0 })).rowsAffected();
+  });
+
+  afterAll(async () => {
+    await plain.dropAll([Counter]);
+    await dropQueue(plain, Job);
+    await strict.close();
+    await plain.close();
+  });
+
+  it("cancels a slow statement with a typed error, and the connection answers the next one", async () => {
+    const error = (await strict
+      .execute(sql.raw(sleepSql[kit.name] as string))
+      .all()
+      .catch((e: unknown) => e)) as QueryError;
+    expect(QueryErrorClass.isInstance(error), String(error)).toBe(true);
+    expect(error.kind).toBe("statement-timeout");
+    expect(error.retryable).toBe(false);
+    const answers = await Promise.all(Array.from({ length: 4 }, () => strict.execute(sql.raw("SELECT 1 AS ok")).scalar()));
+    expect(answers.map(Number)).toEqual([1, 1, 1, 1]);
+  });
+
+  it("inside a transaction: the cancelled statement rolls the transaction back", async () => {
+    const error = await strict
+      .transaction(async (tx) => {
+        await tx.execute(update(Counter).set({ value: 7 }).where({ id: 1 })).rowsAffected();
+        await tx.execute(sql.raw(sleepSql[kit.name] as string)).all();
+      })
+      .catch((e: unknown) => e);
+    expect((error as QueryError).kind).toBe("statement-timeout");
+    expect(await plain.execute(select(Counter, ["value"]).where({ id: 1 })).scalar()).toBe(0);
+    expect(Number(await strict.execute(sql.raw("SELECT 1 AS ok")).scalar())).toBe(1);
+  });
+
+  it("a statement waiting on a row lock is cancelled too", async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = plain.transaction(async (tx) => {
+      await tx.execute(select(Counter).where({ id: 1 }).forUpdate()).all();
+      locked();
+      await released;
+    });
+    await isLocked;
+    try {
+      const error = (await strict
+        .execute(update(Counter).set({ value: 9 }).where({ id: 1 }))
+        .rowsAffected()
+        .catch((e: unknown) => e)) as QueryError;
+      expect(error.kind).toBe("statement-timeout");
+    } finally {
+      release();
+      await holder;
+    }
+    expect(await strict.execute(update(Counter).set({ value: 0 }).where({ id: 1 })).rowsAffected()).toBe(1);
+  });
+
+  it("work() whose reclaim is stuck behind a locked row reports the timeout, backs off, and finishes once the lock is gone", async () => {
+    const queue = await freshQueue(plain, "timeout", 20);
+    Job = queue;
+    // One claim that is long expired (its worker "died" an hour ago) and whose row someone holds locked.
+    const [stuck] = await claimBatch(plain, queue, { size: 1 });
+    await plain
+      .execute(
+        update(queue)
+          .set({ updatedAt: sql.nowPlusSeconds(-3600) })
+          .where({ id: stuck?.id as string }),
+      )
+      .rowsAffected();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = plain.transaction(async (tx) => {
+      await tx
+        .execute(
+          select(queue)
+            .where({ id: stuck?.id as string })
+            .forUpdate(),
+        )
+        .all();
+      locked();
+      await released;
+    });
+    await isLocked;
+
+    const errors: unknown[] = [];
+    const delivered: string[] = [];
+    const stop = new AbortController();
+    const guard = setTimeout(() => stop.abort(), 60_000);
+    const running = work(strict, queue, async (job) => void delivered.push(job.id), {
+      leaseSeconds: 60,
+      pollIntervalMs: 50,
+      errorBackoffMs: 50,
+      maxErrorBackoffMs: 200,
+      signal: stop.signal,
+      onError: (error) => errors.push(error),
+    });
+    try {
+      expect(await eventually(() => errors.length >= 2, 30_000)).toBe(true);
+    } finally {
+      release();
+      await holder;
+    }
+    const finished = await eventually(async () => (await statusCounts(plain, queue)).sent === 20, 30_000, 100);
+    stop.abort();
+    clearTimeout(guard);
+    const totals = await running;
+    expect(finished, JSON.stringify(await statusCounts(plain, queue))).toBe(true);
+    expect(errors.map((e) => (e as QueryError).kind)).toEqual(errors.map(() => "statement-timeout"));
+    expect(totals.reclaimed).toBe(1);
+    expect(delivered.sort()).toEqual((await plain.execute(select(queue, ["id"])).all()).map((r) => r.id).sort());
+    expect(await plain.execute(select(queue, ["attempts"]).where({ id: stuck?.id as string })).scalar()).toBe(2);
+  });
+});

@@ -1,0 +1,190 @@
+import type { ChildProcess } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { createEngine, sql } from "tempest-db-js";
+
+// Private database servers for the tests that restart one: the shared servers on 5432/3306 are
+// used by everyone else and are never touched. Each server lives in its own directory under /tmp,
+// listens on 127.0.0.1 only, and is stopped and removed by destroy(). Every wait is bounded.
+
+const run = promisify(execFile);
+
+export interface ThrowawayServer {
+  readonly url: string;
+  readonly port: number;
+  /** Stops the server abruptly (PostgreSQL: immediate shutdown, no checkpoint; MariaDB: SIGKILL). */
+  crash(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops the server if running and removes its directory. */
+  destroy(): Promise<void>;
+  /** The server's own log, for failure messages. */
+  log(): string;
+}
+
+async function freePort(preferred: number): Promise<number> {
+  for (let port = preferred; port < preferred + 200; port++) {
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port in ${preferred}..${preferred + 199}`);
+}
+
+/** Polls `select 1` through the library until it answers, at most `limitMs`. */
+async function waitUntilUp(url: string, dialectPackage: string, limitMs: number, describe: () => string): Promise<void> {
+  await import(dialectPackage);
+  const deadline = Date.now() + limitMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    const probe = createEngine(url, { poolSize: 1 });
+    try {
+      await probe.execute(sql.raw("SELECT 1 AS ok")).scalar();
+      return;
+    } catch (error) {
+      last = error;
+    } finally {
+      await probe.close().catch(() => {});
+    }
+    await sleep(200);
+  }
+  throw new Error(`server at ${url} did not answer within ${limitMs} ms: ${String(last)}\n${describe()}`);
+}
+
+function postgresBin(): string {
+  const root = "/usr/lib/postgresql";
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "pg_ctl"))) : [];
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  if (!newest) throw new Error(`no PostgreSQL server binaries under ${root}/<version>/bin (initdb, pg_ctl): cannot start a private server`);
+  return join(root, newest, "bin");
+}
+
+/** A private PostgreSQL cluster (initdb + pg_ctl), run as the `postgres` OS user when we are root. */
+export async function throwawayPostgres(preferredPort = 55432): Promise<ThrowawayServer> {
+  const bin = postgresBin();
+  const asRoot = process.getuid?.() === 0;
+  const as = async (command: string, args: string[], timeoutMs = 60_000) => {
+    const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, command), ...args]] : [join(bin, command), args];
+    return run(file, argv, { timeout: timeoutMs });
+  };
+  const dir = mkdtempSync("/tmp/tempest-chaos-pg-");
+  if (asRoot) {
+    const { stdout } = await run("id", ["-u", "postgres"]);
+    const { stdout: gid } = await run("id", ["-g", "postgres"]);
+    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
+  }
+  const data = join(dir, "data");
+  const logFile = join(dir, "server.log");
+  const port = await freePort(preferredPort);
+  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  await as("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`;
+  const log = () => (existsSync(logFile) ? readFileSync(logFile, "utf8").slice(-3000) : "(no log)");
+  const server: ThrowawayServer = {
+    url,
+    port,
+    log,
+    async start() {
+      await as("pg_ctl", ["-D", data, "-o", options, "-l", logFile, "-w", "-t", "30", "start"], 40_000);
+      await waitUntilUp(url, "@tempest-db-js/dialect-postgres", 30_000, log);
+    },
+    async crash() {
+      await as("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"], 40_000);
+    },
+    async destroy() {
+      if (existsSync(join(data, "postmaster.pid"))) {
+        await as("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"], 40_000).catch(() => {});
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await server.start();
+  return server;
+}
+
+function which(name: string, dirs: readonly string[]): string {
+  for (const d of dirs) if (existsSync(join(d, name))) return join(d, name);
+  throw new Error(`${name} not found in ${dirs.join(", ")}: cannot start a private MariaDB server`);
+}
+
+/** A private MariaDB server (mariadb-install-db + mariadbd), a child of this process, without grant tables. */
+export async function throwawayMariadb(preferredPort = 53306): Promise<ThrowawayServer> {
+  const dirs = ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"];
+  const installDb = which("mariadb-install-db", dirs);
+  const mariadbd = which("mariadbd", dirs);
+  const dir = mkdtempSync("/tmp/tempest-chaos-mariadb-");
+  const data = join(dir, "data");
+  const errorLog = join(dir, "error.log");
+  const port = await freePort(preferredPort);
+  const user = process.getuid?.() === 0 ? "root" : (process.env.USER ?? "root");
+  await run(
+    installDb,
+    ["--no-defaults", `--datadir=${data}`, "--auth-root-authentication-method=normal", "--skip-test-db", `--user=${user}`],
+    {
+      timeout: 120_000,
+    },
+  );
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  const log = () => (existsSync(errorLog) ? readFileSync(errorLog, "utf8").slice(-3000) : "(no log)");
+  const stop = async (signal: NodeJS.Signals) => {
+    const running = child;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    running.kill(signal);
+    const timedOut = await Promise.race([exited.then(() => false), sleep(30_000).then(() => true)]);
+    if (timedOut) {
+      running.kill("SIGKILL");
+      await exited;
+    }
+  };
+  const server: ThrowawayServer = {
+    url: `mysql://root@127.0.0.1:${port}/test`,
+    port,
+    log,
+    async start() {
+      child = spawn(
+        mariadbd,
+        [
+          "--no-defaults",
+          `--datadir=${data}`,
+          `--port=${port}`,
+          "--bind-address=127.0.0.1",
+          `--socket=${join(dir, "mariadb.sock")}`,
+          `--pid-file=${join(dir, "mariadb.pid")}`,
+          `--log-error=${errorLog}`,
+          `--user=${user}`,
+          "--skip-grant-tables",
+          "--skip-name-resolve",
+          "--innodb-buffer-pool-size=64M",
+          "--max-connections=60",
+        ],
+        { stdio: "ignore" },
+      );
+      const current = child;
+      exited = new Promise((resolve) => current.once("exit", () => resolve()));
+      // The `test` database does not exist yet on a fresh data directory: probe the server without one.
+      await waitUntilUp(`mysql://root@127.0.0.1:${port}`, "@tempest-db-js/dialect-mysql", 60_000, log);
+      const admin = createEngine(`mysql://root@127.0.0.1:${port}`, { poolSize: 1 });
+      try {
+        await admin.execute(sql.raw("CREATE DATABASE IF NOT EXISTS test")).rowsAffected();
+      } finally {
+        await admin.close();
+      }
+    },
+    async crash() {
+      await stop("SIGKILL");
+    },
+    async destroy() {
+      await stop("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await server.start();
+  return server;
+}
