@@ -80,7 +80,7 @@ async function rawMysqlDrain(pool: Pool, table: string): Promise<void> {
 
 export async function queueDrainMysql(quick: boolean): Promise<SectionResult> {
   const n = quick ? 500 : DRAIN.jobs;
-  const rounds = quick ? 1 : 3;
+  const rounds = quick ? 1 : 5;
   const tables = { tempest: "bench_drain_tempest", raw: "bench_drain_raw" };
   const engine = createEngine(MYSQL_URL, { poolSize: DRAIN.workers });
   const admin = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 1 });
@@ -116,7 +116,7 @@ export async function queueDrainMysql(quick: boolean): Promise<SectionResult> {
       completed: () => countSent(admin, tables.raw),
     },
   ];
-  const rows = await raceDrains(cases, n, rounds, quick ? 0 : 2000);
+  const rows = await raceDrains(cases, n, rounds, quick ? 0 : n);
   await Promise.all([engine.close(), admin.end(), rawPool.end()]);
   return {
     id: "drain-mysql",

@@ -88,7 +88,7 @@ async function assertSameSql(table: string, admin: pg.Pool): Promise<void> {
 
 export async function queueDrainPostgres(quick: boolean): Promise<SectionResult> {
   const n = quick ? 500 : DRAIN.jobs;
-  const rounds = quick ? 1 : 3;
+  const rounds = quick ? 1 : 5;
   const admin = new pg.Pool({ connectionString: PG_URL, max: 2 });
   const engine = createEngine(PG_URL, { poolSize: DRAIN.workers });
   const tables = { tempest: "bench_drain_tempest", raw: "bench_drain_raw", rawPrepared: "bench_drain_raw_prepared" };
@@ -147,6 +147,7 @@ export async function queueDrainPostgres(quick: boolean): Promise<SectionResult>
     {
       name: "graphile-worker: run(), concurrency 4",
       rounds: 1,
+      warmupJobs: 2000,
       load: async (count) => {
         await admin.query("DELETE FROM graphile_worker._private_jobs");
         for (let i = 0; i < count; i += 1000) {
@@ -196,6 +197,7 @@ export async function queueDrainPostgres(quick: boolean): Promise<SectionResult>
     {
       name: "pg-boss: 4 × work(), batch 50, polling 0.5 s (its minimum)",
       rounds: 1,
+      warmupJobs: 2000,
       load: bossLoad,
       drain: async (count) => {
         let seen = 0;
@@ -215,7 +217,7 @@ export async function queueDrainPostgres(quick: boolean): Promise<SectionResult>
     },
   ];
 
-  const rows = await raceDrains(cases, n, rounds, quick ? 0 : 2000);
+  const rows = await raceDrains(cases, n, rounds, quick ? 0 : n);
   await boss.stop({ graceful: false, wait: true });
   await utils.release();
   await Promise.all([rawPool.end(), rawPreparedPool.end(), admin.end(), engine.close()]);
