@@ -87,6 +87,11 @@ const SQLITE_DATETIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?
 function parseSqliteDatetime(value: unknown, column: ColumnMeta): Date {
   if (value instanceof Date) return value;
   if (typeof value === "string") {
+    // The spelling this dialect writes (Date#toISOString, sql.now()): straight to the Date parser.
+    if (value.length === 24 && value.charCodeAt(23) === 90 /* Z */) {
+      const date = new Date(value);
+      if (!Number.isNaN(date.getTime())) return date;
+    }
     // Without this, `new Date("2026-01-01 10:00:00")` would read SQLite's UTC text as local time.
     const bare = SQLITE_DATETIME.exec(value);
     const date = new Date(bare ? `${bare[1]}T${bare[2]}Z` : value);
