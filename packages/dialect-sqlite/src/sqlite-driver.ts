@@ -19,6 +19,13 @@ class FifoMutex {
   #locked = false;
   readonly #waiters: (() => void)[] = [];
 
+  /** Takes the lock if it is free, without waiting for a tick. */
+  tryLock(): boolean {
+    if (this.#locked) return false;
+    this.#locked = true;
+    return true;
+  }
+
   lock(): Promise<void> {
     if (!this.#locked) {
       this.#locked = true;
@@ -46,9 +53,14 @@ class SqliteConnection implements DriverConnection {
     this.#release = release;
   }
 
-  async query(query: DriverQuery): Promise<DriverResult> {
-    if (this.#released) throw new Error("This SQLite connection was already released");
-    return this.#run(query);
+  /** better-sqlite3 runs synchronously: the result is wrapped as it is, without an async frame. */
+  query(query: DriverQuery): Promise<DriverResult> {
+    if (this.#released) return Promise.reject(new Error("This SQLite connection was already released"));
+    try {
+      return Promise.resolve(this.#run(query));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   release(broken?: boolean): void {
@@ -103,16 +115,22 @@ export class SqliteDriver implements Driver {
     return this.#statements.size;
   }
 
-  async acquire(): Promise<DriverConnection> {
-    if (this.#closing) throw new Error("The SQLite database is closed");
-    await this.#mutex.lock();
+  acquire(): Promise<DriverConnection> {
+    if (this.#closing) return Promise.reject(new Error("The SQLite database is closed"));
+    // Uncontended (the usual case): no promise to wait on before handing the connection out.
+    if (this.#mutex.tryLock()) return this.#lend();
+    return this.#mutex.lock().then(() => this.#lend());
+  }
+
+  /** Opens the database if needed and lends the connection; the caller holds the mutex. */
+  #lend(): Promise<DriverConnection> {
     try {
       this.#open();
     } catch (error) {
       this.#mutex.unlock();
-      throw error;
+      return Promise.reject(error);
     }
-    return new SqliteConnection(this.#runQuery, this.#releaseConnection);
+    return Promise.resolve(new SqliteConnection(this.#runQuery, this.#releaseConnection));
   }
 
   /** Waits for the current holder and everyone already queued, then closes the database. */

@@ -10,6 +10,8 @@ import type { ExecutedQuery } from "./query-result.js";
 import type { QueryEvent } from "./query-event.js";
 import { rowDecoder } from "./row-decoder.js";
 
+const CONNECT = { sql: "(connect)", params: [] } as const;
+
 export interface EngineSettings {
   readonly url: string;
   readonly poolSize: number;
@@ -85,12 +87,17 @@ export class EngineCore {
     return this.#ready;
   }
 
-  async acquire(): Promise<DriverConnection> {
+  /** A connection from the driver; a failure arrives as a QueryError. Not async: one promise fewer per statement. */
+  acquire(): Promise<DriverConnection> {
+    let pending: Promise<DriverConnection>;
     try {
-      return await this.driver.acquire();
+      pending = this.driver.acquire();
     } catch (error) {
-      throw this.wrapError(error, { sql: "(connect)", params: [] });
+      return Promise.reject(this.wrapError(error, CONNECT));
     }
+    return pending.catch((error: unknown) => {
+      throw this.wrapError(error, CONNECT);
+    });
   }
 
   /** Runs a compiled statement on a connection: timing, the query event, error wrapping, row decoding. */
