@@ -20,6 +20,10 @@ await ensureQueueSchema(engine, Job);
 await loadPostgresJobs(admin, table, n);
 
 const mib = (bytes: number) => bytes / 2 ** 20;
+/** Run with --expose-gc: the heap a full collection leaves tells retained memory from garbage not yet collected. */
+const gc = (globalThis as { gc?: () => void }).gc;
+gc?.();
+const retainedBefore = process.memoryUsage().heapUsed;
 const before = process.memoryUsage();
 let peakRss = before.rss;
 let peakHeap = before.heapUsed;
@@ -33,6 +37,8 @@ const result = await drain(engine, Job, () => {}, { batchSize: DRAIN.batch, conc
 const ms = performance.now() - started;
 clearInterval(timer);
 if (result.sent !== n) throw new Error(`drained ${result.sent} of ${n}`);
+gc?.();
+const retainedAfter = process.memoryUsage().heapUsed;
 await Promise.all([engine.close(), admin.end()]);
 process.stdout.write(
   `${JSON.stringify({
@@ -42,5 +48,7 @@ process.stdout.write(
     peakRssMiB: mib(peakRss),
     maxRssMiB: process.resourceUsage().maxRSS / 1024,
     peakHeapMiB: mib(peakHeap),
+    retainedBeforeMiB: mib(retainedBefore),
+    retainedAfterMiB: mib(retainedAfter),
   })}\n`,
 );
