@@ -14,6 +14,11 @@ export interface DeliveryContext {
   readonly attempt: number;
   /** Aborted when the caller stops the drain. Deliveries in flight are still awaited and settled. */
   readonly signal: AbortSignal | undefined;
+  /**
+   * Aborted when `deliveryTimeoutMs` runs out (undefined without one). The message is then retried,
+   * so a delivery that cannot stop in time may happen twice: stop the work when this fires.
+   */
+  readonly timeout: AbortSignal | undefined;
 }
 
 /** Sends one message. Resolving means delivered; throwing means retry later (or fail after maxAttempts). */
@@ -132,9 +137,11 @@ async function settleBatch(
         return;
       }
       try {
+        const timeout = options.deliveryTimeoutMs === undefined ? undefined : new AbortController();
         await withTimeout(
-          Promise.resolve().then(() => deliver(message as never, { attempt, signal: options.signal })),
+          Promise.resolve().then(() => deliver(message as never, { attempt, signal: options.signal, timeout: timeout?.signal })),
           options.deliveryTimeoutMs,
+          timeout,
         );
         sent.push(message);
       } catch (error) {
@@ -155,11 +162,15 @@ function positive(value: number, name: string): number {
   return value;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number | undefined): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, ms: number | undefined, controller: AbortController | undefined): Promise<T> {
   if (ms === undefined) return promise;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`delivery timed out after ${ms} ms`)), ms);
+    timer = setTimeout(() => {
+      const error = new Error(`delivery timed out after ${ms} ms`);
+      controller?.abort(error);
+      reject(error);
+    }, ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,27 +1,51 @@
 import type { Executor, ModelClass } from "tempest-db-js";
-import { sql, update, ValidationError } from "tempest-db-js";
+import { select, sql, update, ValidationError } from "tempest-db-js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
+import { runClaimTransaction } from "./run-claim-transaction.js";
 
 export interface ReclaimOptions extends QueueOptions {
   /** A claim older than this many seconds (by `updatedAt`, on the database clock) is presumed dead. */
   readonly leaseSeconds: number;
 }
 
+/** Expired claims reclaimed per statement; more are taken by the following rounds. */
+const RECLAIM_BATCH = 500;
+
 /**
  * Puts messages left in `sending` past their lease — their worker crashed, hung or lost its
  * connection — back to `queued`, due at once. `attempts` is left as it is: the next claim adds one,
  * so the old worker's fencing token no longer matches and its late completion changes nothing.
  * Returns how many messages were reclaimed.
+ *
+ * Where rows can be locked, the expired rows are selected `FOR UPDATE SKIP LOCKED` first: a row
+ * some live transaction holds (its worker settling it at this moment, another reclaimer) is skipped
+ * rather than waited for, so one locked row can never stall a worker's loop.
  */
 export async function reclaimExpired(db: Executor, model: ModelClass<any>, options: ReclaimOptions): Promise<number> {
   const { leaseSeconds } = options;
   if (typeof leaseSeconds !== "number" || !(leaseSeconds >= 0))
     throw new ValidationError("reclaimExpired: leaseSeconds must be a number ≥ 0");
   const q = queueTable(model, options);
-  const statement = update(q.model)
-    .set({ [q.f.status]: q.s.queued, [q.f.nextAttemptAt]: sql.now(), [q.f.updatedAt]: sql.now() } as any)
-    .where({ [q.f.status]: q.s.sending, [q.f.updatedAt]: { lt: sql.nowPlusSeconds(-leaseSeconds) } } as any);
-  return retryStatement(db, () => db.execute(statement).rowsAffected());
+  const expired = { [q.f.status]: q.s.sending, [q.f.updatedAt]: { lt: sql.nowPlusSeconds(-leaseSeconds) } };
+  const set = { [q.f.status]: q.s.queued, [q.f.nextAttemptAt]: sql.now(), [q.f.updatedAt]: sql.now() };
+  const caps = db.capabilities;
+  if (!caps.rowLocks || !caps.skipLocked) {
+    // Serialized writers (SQLite) have no row to wait for; without SKIP LOCKED a lock wait is the best there is.
+    return retryStatement(db, () => db.execute(update(q.model).set(set as any).where(expired as any)).rowsAffected());
+  }
+  let total = 0;
+  for (;;) {
+    const reclaimed = await runClaimTransaction(db, async (tx) => {
+      const rows = (await tx
+        .execute(select(q.model, [q.f.id] as any).where(expired as any).limit(RECLAIM_BATCH).forUpdate({ skipLocked: true }))
+        .all()) as Record<string, unknown>[];
+      if (rows.length === 0) return 0;
+      const ids = rows.map((r) => r[q.f.id]);
+      return tx.execute(update(q.model).set(set as any).where({ [q.f.id]: { in: ids }, ...expired } as any)).rowsAffected();
+    });
+    total += reclaimed;
+    if (reclaimed < RECLAIM_BATCH) return total;
+  }
 }

@@ -106,17 +106,21 @@ describe.each(targets)("drain on $name", (target) => {
     const { Outbound } = await freshQueue(engine, "drain_timeout");
     await enqueue(engine, Outbound, { consumer: "slow" });
     let calls = 0;
+    const aborted: unknown[] = [];
     const result = await drain(
       engine,
       Outbound,
-      () => {
+      (_message, { timeout }) => {
         calls++;
-        // The first call never settles; the retry succeeds.
-        return calls === 1 ? new Promise(() => {}) : undefined;
+        // The first call settles only when told its time is up; the retry succeeds at once.
+        if (calls > 1) return undefined;
+        return new Promise((resolve) => timeout?.addEventListener("abort", () => resolve(aborted.push(timeout.reason))));
       },
       { deliveryTimeoutMs: 50, backoff: () => 0 },
     );
     expect(result).toMatchObject({ sent: 1, retried: 1, failed: 0 });
+    expect(aborted).toHaveLength(1);
+    expect(String(aborted[0])).toContain("timed out after 50 ms");
     expect(await engine.execute(select(Outbound)).one()).toMatchObject({ status: "sent", attempts: 2 });
   });
 

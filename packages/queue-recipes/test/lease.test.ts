@@ -44,6 +44,32 @@ describe.each(targets)("leases on $name", (target) => {
     expect(again.map((r) => [r.consumer, r.attempts])).toEqual([["old", 2]]);
   });
 
+  it("skips an expired claim another transaction holds instead of waiting for it", async () => {
+    const { Outbound } = await freshQueue(engine, "lease_locked");
+    await enqueue(engine, Outbound, [{ consumer: "held" }, { consumer: "free" }]);
+    const claimed = await claimBatch(engine, Outbound, { size: 2 });
+    await expire(
+      Outbound,
+      claimed.map((r) => r.id),
+    );
+    const held = claimed.find((r) => r.consumer === "held");
+    if (!held) throw new Error("nothing claimed");
+    let reclaimedMeanwhile = -1;
+    await engine.transaction(async (tx) => {
+      if (engine.capabilities.rowLocks) await tx.execute(select(Outbound, ["id"]).where({ id: held.id }).forUpdate()).all();
+      // Where rows can be locked, the reclaim runs beside the lock on another connection and skips the held row.
+      if (engine.capabilities.rowLocks) reclaimedMeanwhile = await reclaimExpired(engine, Outbound, { leaseSeconds: 60 });
+    });
+    if (engine.capabilities.rowLocks) expect(reclaimedMeanwhile).toBe(1);
+    // Once the lock is gone the held row is reclaimed too.
+    expect(await reclaimExpired(engine, Outbound, { leaseSeconds: 60 })).toBe(engine.capabilities.rowLocks ? 1 : 2);
+    const rows = await engine.execute(select(Outbound, ["consumer", "status"]).orderBy("consumer")).all();
+    expect(rows).toEqual([
+      { consumer: "free", status: "queued" },
+      { consumer: "held", status: "queued" },
+    ]);
+  });
+
   it("makes a stale completion after a reclaim change nothing", async () => {
     const { Outbound } = await freshQueue(engine, "lease_stale");
     await enqueue(engine, Outbound, { consumer: "x" });
