@@ -9,15 +9,18 @@ class PostgresConnection implements DriverConnection {
     this.#client = client;
   }
 
-  async query(query: DriverQuery): Promise<DriverResult> {
+  /** pg's promise, mapped: no async frame of its own (one promise and tick fewer per statement). */
+  query(query: DriverQuery): Promise<DriverResult> {
     const values = query.params as unknown[];
-    const result: pg.QueryResult | pg.QueryArrayResult =
-      query.rowMode === "array"
-        ? await this.#client.query({ text: query.sql, values, rowMode: "array" })
-        : await this.#client.query({ text: query.sql, values });
-    // A multi-statement raw query yields one result per statement: report the last.
-    const last = Array.isArray(result) ? (result[result.length - 1] as pg.QueryResult) : result;
-    return { rows: last?.rows ?? [], rowsAffected: last?.rowCount ?? 0 };
+    try {
+      const pending: Promise<pg.QueryResult | pg.QueryArrayResult> =
+        query.rowMode === "array"
+          ? this.#client.query({ text: query.sql, values, rowMode: "array" })
+          : this.#client.query({ text: query.sql, values });
+      return pending.then(toDriverResult);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   release(broken?: boolean): void {
@@ -25,7 +28,23 @@ class PostgresConnection implements DriverConnection {
   }
 }
 
+function toDriverResult(result: pg.QueryResult | pg.QueryArrayResult): DriverResult {
+  // A multi-statement raw query yields one result per statement: report the last.
+  const last = Array.isArray(result) ? (result[result.length - 1] as pg.QueryResult) : result;
+  return { rows: last?.rows ?? [], rowsAffected: last?.rowCount ?? 0 };
+}
+
 const guarded = new WeakSet<pg.PoolClient>();
+
+function lend(client: pg.PoolClient): DriverConnection {
+  // A checked-out client whose backend dies emits 'error'; the failing query already reports it,
+  // so the event only needs a listener (without one Node crashes the process).
+  if (!guarded.has(client)) {
+    guarded.add(client);
+    client.on("error", () => {});
+  }
+  return new PostgresConnection(client);
+}
 
 /** A pg.Pool. Idle clients that die (server restart, pg_terminate_backend) are dropped, never thrown. */
 export class PostgresDriver implements Driver {
@@ -44,15 +63,12 @@ export class PostgresDriver implements Driver {
     this.#pool.on("error", () => {});
   }
 
-  async acquire(): Promise<DriverConnection> {
-    const client = await this.#pool.connect();
-    // A checked-out client whose backend dies emits 'error'; the failing query already reports it,
-    // so the event only needs a listener (without one Node crashes the process).
-    if (!guarded.has(client)) {
-      guarded.add(client);
-      client.on("error", () => {});
+  acquire(): Promise<DriverConnection> {
+    try {
+      return this.#pool.connect().then(lend);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return new PostgresConnection(client);
   }
 
   async close(): Promise<void> {
