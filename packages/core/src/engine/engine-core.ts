@@ -2,7 +2,7 @@ import type { CompiledQuery } from "../compiler/compiled-query.js";
 import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import type { Dialect } from "../dialect/dialect.js";
-import type { Driver, DriverConnection } from "../dialect/driver.js";
+import type { Driver, DriverConnection, DriverResult } from "../dialect/driver.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import { queryErrorClass } from "../errors.js";
 import type { QueryError } from "../errors.js";
@@ -101,26 +101,39 @@ export class EngineCore {
   }
 
   /** Runs a compiled statement on a connection: timing, the query event, error wrapping, row decoding. */
-  async run<R>(connection: DriverConnection, compiled: CompiledQuery, inTransaction: boolean): Promise<ExecutedQuery<R>> {
+  run<R>(connection: DriverConnection, compiled: CompiledQuery, inTransaction: boolean): Promise<ExecutedQuery<R>> {
     const { columns } = compiled;
     // Timing is only read by the query event.
     const started = this.settings.onQuery ? performance.now() : 0;
-    let rows: readonly unknown[];
-    let rowsAffected: number;
+    let pending: Promise<DriverResult>;
     try {
-      const result = await connection.query({
+      pending = connection.query({
         sql: compiled.sql,
         params: compiled.params,
         rowMode: columns ? "array" : "object",
         wantsBigInt: columns ? this.#holdsBigInt(columns) : false,
       });
-      rows = result.rows;
-      rowsAffected = result.rowsAffected;
     } catch (error) {
-      const wrapped = this.wrapError(error, compiled);
-      this.emit(compiled, started, 0, wrapped, inTransaction);
-      throw wrapped;
+      return Promise.reject(this.#failed(error, compiled, started, inTransaction));
     }
+    // Mapped rather than awaited in an async frame: one promise and tick fewer on every statement.
+    return pending.then(
+      (result) => this.#decoded<R>(result, compiled, started, inTransaction),
+      (error: unknown) => {
+        throw this.#failed(error, compiled, started, inTransaction);
+      },
+    );
+  }
+
+  #failed(error: unknown, compiled: CompiledQuery, started: number, inTransaction: boolean): QueryError {
+    const wrapped = this.wrapError(error, compiled);
+    this.emit(compiled, started, 0, wrapped, inTransaction);
+    return wrapped;
+  }
+
+  #decoded<R>(result: DriverResult, compiled: CompiledQuery, started: number, inTransaction: boolean): ExecutedQuery<R> {
+    const { columns } = compiled;
+    const { rows, rowsAffected } = result;
     let decoded: unknown[];
     if (columns) {
       const decode = rowDecoder(this.compiler, columns);
