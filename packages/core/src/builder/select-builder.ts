@@ -1,5 +1,6 @@
-import type { LockClause, SelectNode, StatementNode } from "../ast/statement-node.js";
+import type { LockClause, OrderByItem, SelectNode, StatementNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
+import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
 import { columnOf, tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
@@ -43,8 +44,9 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
   /** Adds a sort key; call again for further keys. */
   orderBy(field: FieldOf<I>, direction: "asc" | "desc" = "asc"): SelectBuilder<I, R> {
     if (direction !== "asc" && direction !== "desc") throw new ValidationError(`orderBy: direction must be "asc" or "desc"`);
-    const column = columnOf(this.#node.table, field, "orderBy");
-    return new SelectBuilder({ ...this.#node, orderBy: Object.freeze([...this.#node.orderBy, Object.freeze({ column, direction })]) });
+    const shared = orderItem(columnOf(this.#node.table, field, "orderBy"), direction);
+    const previous = this.#node.orderBy;
+    return new SelectBuilder({ ...this.#node, orderBy: previous.length === 0 ? shared.alone : Object.freeze([...previous, shared.item]) });
   }
 
   limit(count: number): SelectBuilder<I, R> {
@@ -85,19 +87,49 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
       if (key !== "skipLocked" && key !== "noWait" && key !== "of") throw new ValidationError(`for${strength === "update" ? "Update" : "Share"}: unknown option "${key}"`);
     }
     if (options.skipLocked && options.noWait) throw new ValidationError("skipLocked and noWait cannot be combined");
+    const wait = options.skipLocked ? "skipLocked" : options.noWait ? "noWait" : "wait";
+    if (options.of === undefined) return LOCKS[strength][wait];
     const table = this.#node.table.name;
-    const of = (options.of ?? []).map((target) => {
+    const of = options.of.map((target) => {
       const name = typeof target === "string" ? target : tableMeta(target).name;
       if (name !== table) throw new ValidationError(`lock of: "${name}" is not a table of this query (${table})`);
       return name;
     });
-    return Object.freeze({
-      kind: "lock",
-      strength,
-      wait: options.skipLocked ? "skipLocked" : options.noWait ? "noWait" : "wait",
-      of: Object.freeze(of),
-    });
+    return Object.freeze({ kind: "lock", strength, wait, of: Object.freeze(of) });
   }
+}
+
+/*
+ * Clause nodes that depend only on the model and the options are frozen values, shared by every
+ * query that asks for them instead of being allocated per builder call.
+ */
+function lockClause(strength: LockClause["strength"], wait: LockClause["wait"]): LockClause {
+  return Object.freeze({ kind: "lock", strength, wait, of: Object.freeze([]) });
+}
+
+const LOCKS = {
+  update: { wait: lockClause("update", "wait"), skipLocked: lockClause("update", "skipLocked"), noWait: lockClause("update", "noWait") },
+  share: { wait: lockClause("share", "wait"), skipLocked: lockClause("share", "skipLocked"), noWait: lockClause("share", "noWait") },
+} as const;
+
+interface SharedOrder {
+  readonly item: OrderByItem;
+  /** ORDER BY this key alone. */
+  readonly alone: readonly OrderByItem[];
+}
+const orderItems = new WeakMap<ColumnMeta, { asc?: SharedOrder; desc?: SharedOrder }>();
+
+/** The sort key for a column and direction, and the one-key ORDER BY made of it. */
+function orderItem(column: ColumnMeta, direction: "asc" | "desc"): SharedOrder {
+  let byDirection = orderItems.get(column);
+  if (!byDirection) orderItems.set(column, (byDirection = {}));
+  let shared = byDirection[direction];
+  if (!shared) {
+    const item: OrderByItem = Object.freeze({ column, direction });
+    shared = { item, alone: Object.freeze([item]) };
+    byDirection[direction] = shared;
+  }
+  return shared;
 }
 
 function nonNegativeInteger(value: number, what: string): number {
