@@ -77,6 +77,11 @@ export class MysqlDriver implements Driver {
     if (!this.#prepared.has(conn.connection)) {
       try {
         await conn.query(await this.#sessionSql(conn));
+        // READ COMMITTED, PostgreSQL's default: an UPDATE that scans past a row another transaction
+        // holds reads its committed version instead of waiting for it (semi-consistent read), and no
+        // gap locks, which under REPEATABLE READ turn concurrent queue claims into deadlocks.
+        // A transaction may still ask for another level.
+        await conn.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
       } catch (error) {
         conn.destroy();
         throw scrub(error);

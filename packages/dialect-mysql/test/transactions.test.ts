@@ -1,4 +1,4 @@
-import { insert, QueryError, select, update } from "tempest-db-js";
+import { insert, QueryError, select, sql, update } from "tempest-db-js";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { Account } from "./models.js";
 import { closeEngines, recordingEngine, testEngine } from "./support.js";
@@ -85,6 +85,25 @@ describe("transactions", () => {
       .catch((e: unknown) => e);
     expect(QueryError.isInstance(error)).toBe(true);
     expect(await balances()).toEqual({ 1: 100, 2: 100 });
+  });
+
+  it("run at READ COMMITTED by default, like PostgreSQL, and at the level a transaction asks for", async () => {
+    expect(await engine.execute(sql.raw("SELECT @@SESSION.tx_isolation AS level")).scalar()).toBe("READ-COMMITTED");
+    const other = testEngine();
+    // Reads the balance twice with another connection's commit in between.
+    const twice = (isolation?: "repeatable read") =>
+      engine.transaction(
+        async (tx) => {
+          const read = async () => (await tx.execute(select(Account, ["balance"]).where({ id: 1 })).one()).balance;
+          const before = await read();
+          await other.execute(update(Account).set({ balance: sql.raw("balance + 1") }).where({ id: 1 })).rowsAffected();
+          return [before, await read()];
+        },
+        isolation ? { isolation } : {},
+      );
+    expect(await twice()).toEqual([100, 101]); // READ COMMITTED sees the other commit
+    expect(await twice("repeatable read")).toEqual([101, 101]); // its snapshot does not
+    expect(await balances()).toEqual({ 1: 102, 2: 100 });
   });
 
   it("report rows affected as matched rows", async () => {

@@ -83,7 +83,8 @@ describe("PostgreSQL beyond single statements", () => {
   it("a deadlock is a RetryableTransactionError, and retryOnDeadlock runs the callback again until it commits", async () => {
     // Two transactions lock the two rows in opposite orders; the server kills one of them.
     let attempts = 0;
-    const barrier = (() => {
+    // Each phase's first two attempts meet here, so both hold their first row before taking the second.
+    const makeBarrier = () => {
       let arrived = 0;
       let release!: () => void;
       const all = new Promise<void>((r) => (release = r));
@@ -92,7 +93,8 @@ describe("PostgreSQL beyond single statements", () => {
         if (arrived === 2) release();
         return all;
       };
-    })();
+    };
+    let barrier = makeBarrier();
     const swap = (first: number, second: number, retry: number) =>
       engine.transaction(
         async (tx) => {
@@ -110,6 +112,7 @@ describe("PostgreSQL beyond single statements", () => {
     // Without retries the loser sees the typed error.
     await engine.execute(update(Counter).set({ value: 0 }).allRows()).rowsAffected();
     attempts = 0;
+    barrier = makeBarrier();
     const plain = await Promise.allSettled([swap(1, 2, 0), swap(2, 1, 0)]);
     const rejected = plain.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(rejected).toHaveLength(1);

@@ -94,7 +94,7 @@ describe.each(serverKits)("$name: statementTimeoutMs", (kit) => {
     expect(await strict.execute(update(Counter).set({ value: 0 }).where({ id: 1 })).rowsAffected()).toBe(1);
   });
 
-  it("work() whose reclaim is stuck behind a locked row reports the timeout, backs off, and finishes once the lock is gone", async () => {
+  it("work() is not stalled by an expired claim someone holds locked: it delivers the rest, then reclaims that row once the lock is gone", async () => {
     const queue = await freshQueue(plain, "timeout", 20);
     Job = queue;
     // One claim that is long expired (its worker "died" an hour ago) and whose row someone holds locked.
@@ -140,7 +140,11 @@ describe.each(serverKits)("$name: statementTimeoutMs", (kit) => {
       onError: (error) => errors.push(error),
     });
     try {
-      expect(await eventually(() => errors.length >= 2, 30_000)).toBe(true);
+      // The reclaim skips the locked row (FOR UPDATE SKIP LOCKED) instead of waiting into the timeout.
+      const progressed = await eventually(() => delivered.length >= 19, 30_000);
+      if (!progressed) console.log("DEBUG", delivered.length, errors.map((e) => String(e).slice(0, 300)));
+      expect(progressed).toBe(true);
+      expect(delivered).not.toContain(stuck?.id);
     } finally {
       release();
       await holder;
@@ -150,7 +154,7 @@ describe.each(serverKits)("$name: statementTimeoutMs", (kit) => {
     clearTimeout(guard);
     const totals = await running;
     expect(finished, JSON.stringify(await statusCounts(plain, queue))).toBe(true);
-    expect(errors.map((e) => (e as QueryError).kind)).toEqual(errors.map(() => "statement-timeout"));
+    expect(errors).toEqual([]);
     expect(totals.reclaimed).toBe(1);
     expect(delivered.sort()).toEqual((await plain.execute(select(queue, ["id"])).all()).map((r) => r.id).sort());
     expect(await plain.execute(select(queue, ["attempts"]).where({ id: stuck?.id as string })).scalar()).toBe(2);
