@@ -142,8 +142,7 @@ describe.each(serverKits)("$name: statementTimeoutMs", (kit) => {
     try {
       // The reclaim skips the locked row (FOR UPDATE SKIP LOCKED) instead of waiting into the timeout.
       const progressed = await eventually(() => delivered.length >= 19, 30_000);
-      if (!progressed) console.log("DEBUG", delivered.length, errors.map((e) => String(e).slice(0, 300)));
-      expect(progressed).toBe(true);
+      expect(progressed, `${delivered.length} delivered; errors: ${errors.map(String).join(" | ")}`).toBe(true);
       expect(delivered).not.toContain(stuck?.id);
     } finally {
       release();
