@@ -88,6 +88,8 @@ export async function queueDrainSqlite(quick: boolean): Promise<SectionResult> {
   await rawSchema.close();
   const tempestAdmin = tune(new Database(files.tempest));
   const rawDb = tune(new Database(files.raw));
+  // Each file gets its own loader connection, so both contenders share their file with one idle connection.
+  const rawAdmin = tune(new Database(files.raw));
   const countSent = (db: Database.Database) =>
     (db.prepare(`SELECT count(*) AS n FROM "${table}" WHERE status = 'sent'`).get() as { n: number }).n;
 
@@ -114,15 +116,16 @@ export async function queueDrainSqlite(quick: boolean): Promise<SectionResult> {
     },
     {
       name: "better-sqlite3: same SQL by hand",
-      load: async (count) => loadSqliteJobs(rawDb, table, count),
+      load: async (count) => loadSqliteJobs(rawAdmin, table, count),
       drain: () => rawSqliteDrain(rawDb, table),
-      completed: async () => countSent(rawDb),
+      completed: async () => countSent(rawAdmin),
     },
   ];
   const rows = await raceDrains(cases, n, rounds, quick ? 0 : n);
   await engine.close();
   tempestAdmin.close();
   rawDb.close();
+  rawAdmin.close();
   rmSync(dir, { recursive: true, force: true });
   return {
     id: "drain-sqlite",
