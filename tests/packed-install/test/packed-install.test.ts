@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPackedProject, runInProject, typecheckProject } from "./packed-project.js";
 
 const PG_URL = process.env.TEMPEST_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const MYSQL_URL = process.env.TEMPEST_MYSQL_URL ?? "mysql://root@127.0.0.1:3306/test";
 
 let dir: string;
 
@@ -35,6 +36,18 @@ describe("the packed packages in a fresh npm project", () => {
 
   it("work from CommonJS on SQLite, and refuse row locks there", () => {
     expect(runInProject(dir, "sqlite-commonjs.cjs")).toEqual({ count: 2, sameDate: true, refused: "SQLite" });
+  });
+
+  it("run the two-step claim on MySQL/MariaDB and refuse LIMIT inside an IN subquery there (ESM)", () => {
+    expect(runInProject(dir, "mysql-two-step.mjs", { DATABASE_URL: MYSQL_URL })).toEqual({
+      sizes: [10, 10, 10],
+      distinct: 30,
+      refused: "LIMIT inside an IN (SELECT ...) subquery",
+    });
+  });
+
+  it("run the queue recipes: idempotent enqueue and a drain that delivers each message once (SQLite file)", () => {
+    expect(runInProject(dir, "recipes-sqlite.mjs")).toEqual({ inserted: 30, duplicates: 10, sent: 30, deliveredOnce: true });
   });
 
   it("type-check the guide's code under strict, with exact row types and misuse rejected", () => {
