@@ -1,8 +1,9 @@
 // Dev aid, not part of the suite: prints a dialect's conformance expectations as TypeScript.
 // Run from a dialect package: DIALECT_URL=... npx vitest run --root . ../../scripts/print-conformance.test.ts
-import { it } from "vitest";
+
 import { createEngine } from "tempest-db-js";
 import { describeConformanceSql } from "tempest-db-js/testing";
+import { it } from "vitest";
 
 function literal(value: unknown): string {
   if (value instanceof Date) return `new Date(${JSON.stringify(value.toISOString())})`;
@@ -13,8 +14,9 @@ function literal(value: unknown): string {
 }
 
 it("prints", async () => {
-  await import(process.env.DIALECT_MODULE as string);
-  const out = describeConformanceSql(createEngine(process.env.DIALECT_URL as string));
+  const { DIALECT_MODULE, DIALECT_URL } = process.env;
+  await import(DIALECT_MODULE as string);
+  const out = describeConformanceSql(createEngine(DIALECT_URL as string));
   const lines = Object.entries(out).map(([id, e]) =>
     "unsupported" in e
       ? `  ${JSON.stringify(id)}: { unsupported: ${JSON.stringify(e.unsupported)} },`

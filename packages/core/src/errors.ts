@@ -13,7 +13,10 @@ export class TempestError extends Error {
     this.name = new.target.name;
   }
 
-  static isInstance<T extends TempestError>(this: (abstract new (...args: any[]) => T) & { readonly code: string }, value: unknown): value is T {
+  static isInstance<T extends TempestError>(
+    this: (abstract new (...args: any[]) => T) & { readonly code: string },
+    value: unknown,
+  ): value is T {
     if (!(value instanceof Error)) return false;
     const code = (value as { code?: unknown }).code;
     if (code === this.code) return true;

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from "vitest";
-import { Model, and, column, deleteFrom, insert, not, or, select, sql, update } from "../src/index.js";
 import type { Engine, Executable, InferModel, Subquery } from "../src/index.js";
+import { and, column, deleteFrom, insert, Model, not, or, select, sql, update } from "../src/index.js";
 import { Outbound } from "./support/outbound.js";
 
 declare const engine: Engine;
@@ -142,7 +142,9 @@ describe("operators", () => {
     select(Outbound).where(or({ status: "queued" }, and({ status: "sending" }, { nextAttemptAt: { lt: sql.now() } })));
     select(Outbound).where(not({ status: { in: ["sent", "failed"] } }));
     select(Outbound).where(and(sql.raw("true"), { attempts: 1 }));
-    update(Outbound).set({ status: "queued" }).where(or({ attempts: { lt: 5 } }, { updatedAt: null }));
+    update(Outbound)
+      .set({ status: "queued" })
+      .where(or({ attempts: { lt: 5 } }, { updatedAt: null }));
     // @ts-expect-error unknown field inside or()
     select(Outbound).where(or({ status: "queued" }, { nope: 1 }));
     // @ts-expect-error wrong value type inside and()
@@ -199,7 +201,14 @@ describe("update", () => {
     const claim = update(Outbound)
       .set({ status: "sending", attempts: sql.raw("attempts + 1"), updatedAt: sql.now() })
       .where({
-        id: { in: select(Outbound).where({ status: "queued" }).orderBy("nextAttemptAt").limit(10).forUpdate({ skipLocked: true }).asSubquery("id") },
+        id: {
+          in: select(Outbound)
+            .where({ status: "queued" })
+            .orderBy("nextAttemptAt")
+            .limit(10)
+            .forUpdate({ skipLocked: true })
+            .asSubquery("id"),
+        },
       })
       .returning();
     expectTypeOf(engine.execute(claim).all()).toEqualTypeOf<Promise<Row[]>>();
@@ -207,7 +216,13 @@ describe("update", () => {
 });
 
 describe("insert", () => {
-  const message = { id: "5b1a9f43-64a8-4c43-9a7e-1b4a0f0c0a11", consumer: "billing", idempotencyKey: "k", status: "queued", nextAttemptAt: new Date() } as const;
+  const message = {
+    id: "5b1a9f43-64a8-4c43-9a7e-1b4a0f0c0a11",
+    consumer: "billing",
+    idempotencyKey: "k",
+    status: "queued",
+    nextAttemptAt: new Date(),
+  } as const;
 
   test("values: required fields, optional fields, types", () => {
     insert(Outbound).values(message);
@@ -258,10 +273,11 @@ describe("insert", () => {
     insert(Outbound).values(message).onConflictDoUpdate(["id"], { nope: 1 });
     // @ts-expect-error wrong type in the conflict set
     insert(Outbound).values(message).onConflictDoUpdate(["id"], { attempts: "1" });
+    const conflicting = insert(Outbound).values(message);
     // @ts-expect-error unknown field in the index predicate
-    insert(Outbound).values(message).onConflictDoNothing(["id"], { where: { nope: { isNull: false } } });
+    conflicting.onConflictDoNothing(["id"], { where: { nope: { isNull: false } } });
     // @ts-expect-error wrong value in updateWhere
-    insert(Outbound).values(message).onConflictDoUpdate(["id"], { status: "queued" }, { updateWhere: { attempts: { lt: "5" } } });
+    conflicting.onConflictDoUpdate(["id"], { status: "queued" }, { updateWhere: { attempts: { lt: "5" } } });
     expectTypeOf(insert(Outbound).values(message).ignoreDuplicates()).not.toBeAny();
   });
 });

@@ -1,19 +1,19 @@
 import { describe, expect, test } from "vitest";
 import {
-  Model,
-  TempestError,
-  UnsupportedFeatureError,
-  ValidationError,
   column,
   createIndexes,
   defineCapabilities,
   deleteFrom,
   index,
   insert,
+  Model,
   safeCapabilities,
   select,
+  TempestError,
+  UnsupportedFeatureError,
   uniqueIndex,
   update,
+  ValidationError,
 } from "../src/index.js";
 import { IndexedOutbound, Outbound } from "./support/outbound.js";
 import { fullCapabilities, testEngine } from "./support/test-dialect.js";
@@ -78,7 +78,9 @@ describe("UnsupportedFeatureError from the base compiler", () => {
   });
 
   test("RETURNING per statement kind", () => {
-    const engine = testEngine(defineCapabilities({ ...fullCapabilities, returningInsert: false, returningUpdate: false, returningDelete: false }));
+    const engine = testEngine(
+      defineCapabilities({ ...fullCapabilities, returningInsert: false, returningUpdate: false, returningDelete: false }),
+    );
     expect(unsupported(() => engine.compile(insert(Outbound).values(message).returning(["id"]))).feature).toBe("RETURNING on INSERT");
     const onUpdate = unsupported(() => engine.compile(update(Outbound).set({ attempts: 1 }).where({ id: ID }).returning()));
     expect(onUpdate.feature).toBe("RETURNING on UPDATE");
@@ -104,14 +106,20 @@ describe("UnsupportedFeatureError from the base compiler", () => {
 
   test("conflict targets and their predicates", () => {
     const noTarget = testEngine(defineCapabilities({ ...fullCapabilities, conflictTarget: false }));
-    const target = unsupported(() => noTarget.compile(insert(Outbound).values(message).onConflictDoNothing(["consumer", "idempotencyKey"])));
+    const target = unsupported(() =>
+      noTarget.compile(insert(Outbound).values(message).onConflictDoNothing(["consumer", "idempotencyKey"])),
+    );
     expect(target.feature).toBe("a conflict target (ON CONFLICT (columns))");
     expect(target.hint).toMatch(/onDuplicateKeyUpdate|ignoreDuplicates/);
     expect(noTarget.compile(insert(Outbound).values(message).ignoreDuplicates()).sql).toMatch(/ON CONFLICT DO NOTHING$/);
 
     const noWhere = testEngine(defineCapabilities({ ...fullCapabilities, conflictTargetWhere: false }));
     const predicate = unsupported(() =>
-      noWhere.compile(insert(Outbound).values(message).onConflictDoNothing(["consumer", "idempotencyKey"], { where: { idempotencyKey: { isNull: false } } })),
+      noWhere.compile(
+        insert(Outbound)
+          .values(message)
+          .onConflictDoNothing(["consumer", "idempotencyKey"], { where: { idempotencyKey: { isNull: false } } }),
+      ),
     );
     expect(predicate.feature).toBe("a conflict target predicate (partial unique index)");
     expect(noWhere.compile(insert(Outbound).values(message).onConflictDoNothing(["consumer", "idempotencyKey"])).sql).toContain(

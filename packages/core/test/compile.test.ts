@@ -49,7 +49,11 @@ describe("the guide's statements", () => {
 
   test("a value that looks like SQL travels as a parameter, never as text", () => {
     const evil = "x'; DROP TABLE outbound_messages; --";
-    const compiled = engine.compile(update(Outbound).set({ consumer: evil }).where({ consumer: { like: evil } }));
+    const compiled = engine.compile(
+      update(Outbound)
+        .set({ consumer: evil })
+        .where({ consumer: { like: evil } }),
+    );
     expect(compiled.sql).toBe(`UPDATE "outbound_messages" SET "consumer" = ? WHERE "consumer" LIKE ?`);
     expect(compiled.params).toEqual([evil, evil]);
   });
@@ -59,7 +63,12 @@ describe("the guide's statements", () => {
       .set({ status: "sending", attempts: sql.raw("attempts + 1"), updatedAt: sql.now() })
       .where({
         id: {
-          in: select(Outbound).where({ status: "queued" }).orderBy("nextAttemptAt").limit(10).forUpdate({ skipLocked: true }).asSubquery("id"),
+          in: select(Outbound)
+            .where({ status: "queued" })
+            .orderBy("nextAttemptAt")
+            .limit(10)
+            .forUpdate({ skipLocked: true })
+            .asSubquery("id"),
         },
       })
       .returning();
@@ -70,7 +79,15 @@ describe("the guide's statements", () => {
         `RETURNING ${ALL}`,
     );
     expect(compiled.params).toEqual(["sending", "queued"]);
-    expect(compiled.columns?.map((c) => c.field)).toEqual(["id", "consumer", "idempotencyKey", "status", "attempts", "nextAttemptAt", "updatedAt"]);
+    expect(compiled.columns?.map((c) => c.field)).toEqual([
+      "id",
+      "consumer",
+      "idempotencyKey",
+      "status",
+      "attempts",
+      "nextAttemptAt",
+      "updatedAt",
+    ]);
   });
 
   test("notIn with a subquery", () => {
@@ -95,8 +112,12 @@ describe("the guide's statements", () => {
   });
 
   test("indexWhere is an alias of where in onConflictDoNothing; no target is allowed", () => {
-    const aliased = insert(Outbound).values(message).onConflictDoNothing(["consumer", "idempotencyKey"], { indexWhere: { idempotencyKey: { isNull: false } } });
-    expect(engine.compile(aliased).sql).toContain(`ON CONFLICT ("consumer", "idempotency_key") WHERE "idempotency_key" IS NOT NULL DO NOTHING`);
+    const aliased = insert(Outbound)
+      .values(message)
+      .onConflictDoNothing(["consumer", "idempotencyKey"], { indexWhere: { idempotencyKey: { isNull: false } } });
+    expect(engine.compile(aliased).sql).toContain(
+      `ON CONFLICT ("consumer", "idempotency_key") WHERE "idempotency_key" IS NOT NULL DO NOTHING`,
+    );
     expect(engine.compile(insert(Outbound).values(message).onConflictDoNothing()).sql).toMatch(/ ON CONFLICT DO NOTHING$/);
   });
 
@@ -135,7 +156,11 @@ describe("the guide's statements", () => {
 describe("conditions", () => {
   test("and / or / not are parenthesized by nesting, not at the top", () => {
     const q = select(Outbound, ["id"]).where(
-      or({ status: "queued" }, and({ status: "sending" }, { nextAttemptAt: { lt: sql.now() } }), not({ attempts: { gte: 5 }, idempotencyKey: null })),
+      or(
+        { status: "queued" },
+        and({ status: "sending" }, { nextAttemptAt: { lt: sql.now() } }),
+        not({ attempts: { gte: 5 }, idempotencyKey: null }),
+      ),
     );
     expect(engine.compile(q)).toMatchObject({
       sql:
@@ -146,7 +171,9 @@ describe("conditions", () => {
   });
 
   test("successive where calls are ANDed, and an or inside them keeps its parentheses", () => {
-    const q = select(Outbound, ["id"]).where({ consumer: "billing" }).where(or({ status: "queued" }, { status: "failed" }));
+    const q = select(Outbound, ["id"])
+      .where({ consumer: "billing" })
+      .where(or({ status: "queued" }, { status: "failed" }));
     expect(engine.compile(q)).toMatchObject({
       sql: `SELECT "id" FROM "outbound_messages" WHERE "consumer" = ? AND ("status" = ? OR "status" = ?)`,
       params: ["billing", "queued", "failed"],
@@ -203,7 +230,11 @@ describe("conditions", () => {
     expect(none.params).toEqual([]);
     const every = engine.compile(select(Outbound, ["id"]).where({ id: { notIn: [] } }));
     expect(every.sql).toBe(`SELECT "id" FROM "outbound_messages" WHERE 1 = 1`);
-    const combined = engine.compile(update(Outbound).set({ status: "sending" }).where({ status: "queued", id: { in: [] } }));
+    const combined = engine.compile(
+      update(Outbound)
+        .set({ status: "sending" })
+        .where({ status: "queued", id: { in: [] } }),
+    );
     expect(combined.sql).toBe(`UPDATE "outbound_messages" SET "status" = ? WHERE "status" = ? AND 1 = 0`);
     expect(engine.compile(select(Outbound, ["id"]).where(or({ id: { in: [] } }, { status: { notIn: [] } }))).sql).toBe(
       `SELECT "id" FROM "outbound_messages" WHERE 1 = 0 OR 1 = 1`,
@@ -267,7 +298,9 @@ describe("statements", () => {
   test("select: all columns, offset, order directions, forShare, noWait, of", () => {
     expect(engine.compile(select(Outbound)).sql).toBe(`SELECT ${ALL} FROM "outbound_messages"`);
     const q = select(Outbound, ["id", "attempts"]).orderBy("attempts", "desc").orderBy("id").limit(5).offset(10).forShare({ noWait: true });
-    expect(engine.compile(q).sql).toBe(`SELECT "id", "attempts" FROM "outbound_messages" ORDER BY "attempts" DESC, "id" ASC LIMIT 5 OFFSET 10 FOR SHARE NOWAIT`);
+    expect(engine.compile(q).sql).toBe(
+      `SELECT "id", "attempts" FROM "outbound_messages" ORDER BY "attempts" DESC, "id" ASC LIMIT 5 OFFSET 10 FOR SHARE NOWAIT`,
+    );
     expect(engine.compile(select(Outbound, ["id"]).forUpdate({ of: [Outbound], noWait: true })).sql).toBe(
       `SELECT "id" FROM "outbound_messages" FOR UPDATE OF "outbound_messages" NOWAIT`,
     );
@@ -287,7 +320,10 @@ describe("statements", () => {
 
   test("set called twice merges, the later value winning", () => {
     const q = update(Outbound).set({ status: "sending", attempts: 1 }).set({ status: "sent" }).where({ id: ID });
-    expect(engine.compile(q)).toMatchObject({ sql: `UPDATE "outbound_messages" SET "status" = ?, "attempts" = ? WHERE "id" = ?`, params: ["sent", 1, ID] });
+    expect(engine.compile(q)).toMatchObject({
+      sql: `UPDATE "outbound_messages" SET "status" = ?, "attempts" = ? WHERE "id" = ?`,
+      params: ["sent", 1, ID],
+    });
   });
 
   test("raw statements through compile and sql.expr nesting", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { Model, ValidationError, column, createIndexes, createTable, dropTable, index, sql, uniqueIndex } from "../src/index.js";
+import { column, createIndexes, createTable, dropTable, index, Model, sql, uniqueIndex, ValidationError } from "../src/index.js";
 import { IndexedOutbound, Outbound } from "./support/outbound.js";
 import { testEngine } from "./support/test-dialect.js";
 
@@ -36,14 +36,21 @@ describe("DDL for the guide's model", () => {
       `CREATE UNIQUE INDEX "outbound_idempotency_unique" ON "outbound_messages" ("consumer", "idempotency_key") WHERE "idempotency_key" IS NOT NULL`,
     );
     expect(compiled.params).toEqual([]);
-    expect(engine.compile(createIndexes(IndexedOutbound, { ifNotExists: true })[0]!).sql).toMatch(/^CREATE UNIQUE INDEX IF NOT EXISTS "outbound_idempotency_unique" ON /);
+    expect(engine.compile(createIndexes(IndexedOutbound, { ifNotExists: true })[0]!).sql).toMatch(
+      /^CREATE UNIQUE INDEX IF NOT EXISTS "outbound_idempotency_unique" ON /,
+    );
   });
 
   test("values in an index predicate and in defaults are inlined as literals, never parameters", () => {
     class Job extends Model {
       static tablename = "jobs";
       static naming = "snake_case";
-      static indexes = [index<Job>("jobs_due", ["status", "runAt"]).where({ status: { in: ["queued", "it's"] }, runAt: { lt: new Date("2030-01-01T00:00:00.000Z") } })];
+      static indexes = [
+        index<Job>("jobs_due", ["status", "runAt"]).where({
+          status: { in: ["queued", "it's"] },
+          runAt: { lt: new Date("2030-01-01T00:00:00.000Z") },
+        }),
+      ];
       id = column.integer().primaryKey();
       status = column.text().notNull().default("queued");
       runAt = column.datetime().notNull().default(sql.now());
@@ -69,10 +76,15 @@ describe("DDL for the guide's model", () => {
       static tablename = "children";
       static naming = "snake_case";
       id = column.integer().primaryKey();
-      parentId = column.uuid().notNull().references(() => Parent, "id", { onDelete: "cascade" });
+      parentId = column
+        .uuid()
+        .notNull()
+        .references(() => Parent, "id", { onDelete: "cascade" });
       email = column.varchar(120).unique().name("EmailAddress");
     }
-    expect(engine.compile(createTable(Parent)).sql).toBe(`CREATE TABLE "parents" ("id" uuid NOT NULL DEFAULT (random_uuid()), PRIMARY KEY ("id"))`);
+    expect(engine.compile(createTable(Parent)).sql).toBe(
+      `CREATE TABLE "parents" ("id" uuid NOT NULL DEFAULT (random_uuid()), PRIMARY KEY ("id"))`,
+    );
     expect(engine.compile(createTable(Child)).sql).toBe(
       `CREATE TABLE "children" ("id" integer NOT NULL, "parent_id" uuid NOT NULL, "EmailAddress" varchar(120), PRIMARY KEY ("id"), ` +
         `FOREIGN KEY ("parent_id") REFERENCES "parents" ("id") ON DELETE CASCADE, UNIQUE ("EmailAddress"))`,

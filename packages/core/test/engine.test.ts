@@ -1,5 +1,15 @@
 import { describe, expect, test } from "vitest";
-import { DIALECT_CONTRACT_VERSION, DialectNotFoundError, QueryError, ValidationError, createEngine, redactUrl, registerDialect, select, sql } from "../src/index.js";
+import {
+  createEngine,
+  DIALECT_CONTRACT_VERSION,
+  DialectNotFoundError,
+  QueryError,
+  redactUrl,
+  registerDialect,
+  select,
+  sql,
+  ValidationError,
+} from "../src/index.js";
 import { Outbound } from "./support/outbound.js";
 import { testDialect } from "./support/test-dialect.js";
 
@@ -7,7 +17,13 @@ describe("createEngine without a database", () => {
   test("compile needs no connection: the driver is never created", () => {
     let created = 0;
     const dialect = testDialect();
-    const counting = { ...dialect, createDriver: (config: Parameters<typeof dialect.createDriver>[0]) => (created++, dialect.createDriver(config)) };
+    const counting = {
+      ...dialect,
+      createDriver: (config: Parameters<typeof dialect.createDriver>[0]) => {
+        created++;
+        return dialect.createDriver(config);
+      },
+    };
     const engine = createEngine("test://x", { dialect: counting });
     expect(engine.compile(select(Outbound, ["id"])).sql).toBe(`SELECT "id" FROM "outbound_messages"`);
     expect(created).toBe(0);
@@ -16,7 +32,9 @@ describe("createEngine without a database", () => {
   test("an explicit dialect wins over the URL scheme", () => {
     const engine = createEngine("postgresql://x@127.0.0.1/none", { dialect: testDialect() });
     expect(engine.dialectName).toBe("TestSQL");
-    expect(engine.compile(select(Outbound, ["id"]).where({ status: "queued" })).sql).toBe(`SELECT "id" FROM "outbound_messages" WHERE "status" = ?`);
+    expect(engine.compile(select(Outbound, ["id"]).where({ status: "queued" })).sql).toBe(
+      `SELECT "id" FROM "outbound_messages" WHERE "status" = ?`,
+    );
   });
 
   test("execute validates at the call site, synchronously, before anything runs", () => {
@@ -27,7 +45,10 @@ describe("createEngine without a database", () => {
 
   test("a driver failure is wrapped in a QueryError that redacts parameters", async () => {
     const engine = createEngine("test://x", { dialect: testDialect() });
-    const error = await engine.execute(sql.expr`SELECT ${"secret"}`).all().catch((e: unknown) => e);
+    const error = await engine
+      .execute(sql.expr`SELECT ${"secret"}`)
+      .all()
+      .catch((e: unknown) => e);
     expect(QueryError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ kind: "other", sql: "(connect)", params: "[redacted]" });
     expect((error as QueryError).message).not.toContain("secret");
@@ -52,7 +73,9 @@ describe("dialect registry", () => {
   });
 
   test("a dialect written for a newer contract is refused", () => {
-    expect(() => registerDialect({ ...testDialect(), schemes: ["future"], contractVersion: DIALECT_CONTRACT_VERSION + 1 })).toThrow(/Upgrade tempest-db-js/);
+    expect(() => registerDialect({ ...testDialect(), schemes: ["future"], contractVersion: DIALECT_CONTRACT_VERSION + 1 })).toThrow(
+      /Upgrade tempest-db-js/,
+    );
   });
 
   test("redactUrl hides the password only", () => {

@@ -1,21 +1,29 @@
 import { describe, expect, test } from "vitest";
+import type { QueryErrorKind } from "../src/index.js";
 import {
   ConnectionError,
   ConstraintViolationError,
   DialectNotFoundError,
   NoResultError,
   QueryError,
+  queryErrorClass,
   RetryableTransactionError,
   TempestError,
   TooManyResultsError,
   UnsupportedFeatureError,
   ValidationError,
-  queryErrorClass,
 } from "../src/index.js";
-import type { QueryErrorKind } from "../src/index.js";
 
 function queryError(Class: typeof QueryError, kind: QueryErrorKind): QueryError {
-  return new Class({ message: "boom", sql: "SELECT 1", params: "[redacted]", kind, driverCode: "X", constraint: "c", cause: new Error("driver") });
+  return new Class({
+    message: "boom",
+    sql: "SELECT 1",
+    params: "[redacted]",
+    kind,
+    driverCode: "X",
+    constraint: "c",
+    cause: new Error("driver"),
+  });
 }
 
 describe("stable names and codes", () => {
@@ -99,7 +107,14 @@ describe("isInstance", () => {
 describe("structured fields", () => {
   test("QueryError carries sql, params, kind, driver code, constraint and cause", () => {
     const cause = new Error("driver");
-    const error = new QueryError({ message: "PostgreSQL: nope", sql: "SELECT $1", params: [1], kind: "syntax", driverCode: "42601", cause });
+    const error = new QueryError({
+      message: "PostgreSQL: nope",
+      sql: "SELECT $1",
+      params: [1],
+      kind: "syntax",
+      driverCode: "42601",
+      cause,
+    });
     expect(error.message).toBe("PostgreSQL: nope\n  sql: SELECT $1");
     expect(error).toMatchObject({ sql: "SELECT $1", params: [1], kind: "syntax", driverCode: "42601", constraint: undefined, cause });
     expect(error.retryable).toBe(false);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { ValidationError, and, insert, isExpression, select, sql, update } from "../src/index.js";
+import { and, insert, isExpression, select, sql, update, ValidationError } from "../src/index.js";
 import { Outbound } from "./support/outbound.js";
 import { testEngine } from "./support/test-dialect.js";
 
@@ -46,7 +46,11 @@ describe("the expression brand", () => {
     expect(() => select(Outbound).where(loose({ attempts: forged }))).toThrow(ValidationError);
     expect(() => select(Outbound).where(loose({ attempts: { lt: forged } }))).toThrow(ValidationError);
     expect(() => select(Outbound).where(loose({ consumer: { like: forged } }))).toThrow(ValidationError);
-    expect(() => insert(Outbound).values(message).onConflictDoUpdate(["id"], loose({ attempts: forged }))).toThrow(ValidationError);
+    expect(() =>
+      insert(Outbound)
+        .values(message)
+        .onConflictDoUpdate(["id"], loose({ attempts: forged })),
+    ).toThrow(ValidationError);
   });
 
   test.each(forgeries)("%s is refused by sql.expr, execute() and compile()", (_, forged) => {
@@ -69,7 +73,9 @@ describe("the expression brand", () => {
         .set({ attempts: real, nextAttemptAt: sql.nowPlusSeconds(30) })
         .where(and({ attempts: { lt: sql.raw("5") } }, sql.expr`consumer <> ${"x"}`)),
     );
-    expect(compiled.sql).toBe(`UPDATE "outbound_messages" SET "attempts" = attempts + 1, "next_attempt_at" = NOW_PLUS(?) WHERE "attempts" < 5 AND (consumer <> ?)`);
+    expect(compiled.sql).toBe(
+      `UPDATE "outbound_messages" SET "attempts" = attempts + 1, "next_attempt_at" = NOW_PLUS(?) WHERE "attempts" < 5 AND (consumer <> ?)`,
+    );
     expect(compiled.params).toEqual([30, "x"]);
   });
 });

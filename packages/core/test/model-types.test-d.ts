@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from "vitest";
-import { Model, column, index, sql, uniqueIndex } from "../src/index.js";
 import type { Expression, InferInsert, InferModel, JsonValue, ModelClass, RowOf } from "../src/index.js";
+import { column, index, Model, sql, uniqueIndex } from "../src/index.js";
 import { Outbound } from "./support/outbound.js";
 
 type Status = "queued" | "sending" | "sent" | "failed";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { Model, ValidationError, column, createTable, select, tableMeta, toSnakeCase } from "../src/index.js";
+import { column, createTable, Model, select, tableMeta, toSnakeCase, ValidationError } from "../src/index.js";
 import { Outbound } from "./support/outbound.js";
 import { testEngine } from "./support/test-dialect.js";
 
@@ -72,15 +72,18 @@ describe("model naming", () => {
     expect(() => select(Renamed).where({ uid: 1 } as never)).toThrow(/no field "uid"/);
   });
 
-  test.each([["camelCase"], ["SNAKE_CASE"], ["snake-case"], [""], ["toString"], ["__proto__"]])("static naming = %j is a ValidationError", (naming) => {
-    class Bad extends Model {
-      static tablename = "bad";
-      static naming = naming;
-      someField = column.text();
-    }
-    expect(() => select(Bad)).toThrow(ValidationError);
-    expect(() => tableMeta(Bad)).toThrow(/Bad\.naming must be one of "snake_case", "preserve"/);
-  });
+  test.each([["camelCase"], ["SNAKE_CASE"], ["snake-case"], [""], ["toString"], ["__proto__"]])(
+    "static naming = %j is a ValidationError",
+    (naming) => {
+      class Bad extends Model {
+        static tablename = "bad";
+        static naming = naming;
+        someField = column.text();
+      }
+      expect(() => select(Bad)).toThrow(ValidationError);
+      expect(() => tableMeta(Bad)).toThrow(/Bad\.naming must be one of "snake_case", "preserve"/);
+    },
+  );
 
   test("a naming that is not a string is a ValidationError", () => {
     class BadType extends Model {

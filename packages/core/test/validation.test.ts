@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { Model, ValidationError, and, column, deleteFrom, insert, or, select, sql, update } from "../src/index.js";
+import { and, column, deleteFrom, insert, Model, or, select, sql, update, ValidationError } from "../src/index.js";
 import { Outbound } from "./support/outbound.js";
 import { testEngine } from "./support/test-dialect.js";
 
@@ -57,21 +57,71 @@ describe("unknown fields", () => {
     refused(() => insert(Outbound).values(loose({ ...message, nope: 1 })), /no field "nope"/);
     refused(() => insert(Outbound).values(loose([message, { ...message, nope: 1 }])), /row 1: no field "nope"/);
     refused(() => select(Outbound).orderBy(loose("nope")), /orderBy.*no field "nope"/);
-    refused(() => update(Outbound).set({ attempts: 1 }).returning(loose(["id", "nope"])), /returning.*no field "nope"/);
+    refused(
+      () =>
+        update(Outbound)
+          .set({ attempts: 1 })
+          .returning(loose(["id", "nope"])),
+      /returning.*no field "nope"/,
+    );
     refused(() => deleteFrom(Outbound).returning(loose(["nope"])), /no field "nope"/);
-    refused(() => insert(Outbound).values(message).returning(loose(["nope"])), /no field "nope"/);
+    refused(
+      () =>
+        insert(Outbound)
+          .values(message)
+          .returning(loose(["nope"])),
+      /no field "nope"/,
+    );
     refused(() => select(Outbound, loose(["id", "nope"])), /no field "nope"/);
     refused(() => select(Outbound).asSubquery(loose("nope")), /asSubquery.*no field "nope"/);
-    refused(() => insert(Outbound).values(message).onConflictDoNothing(loose(["consumer", "nope"])), /target.*no field "nope"/);
-    refused(() => insert(Outbound).values(message).onConflictDoUpdate(loose(["nope"]), { status: "queued" }), /no field "nope"/);
-    refused(() => insert(Outbound).values(message).onConflictDoUpdate(["id"], loose({ nope: 1 })), /no field "nope"/);
-    refused(() => insert(Outbound).values(message).onConflictDoNothing(["id"], { where: loose({ nope: { isNull: false } }) }), /no field "nope"/);
+    refused(
+      () =>
+        insert(Outbound)
+          .values(message)
+          .onConflictDoNothing(loose(["consumer", "nope"])),
+      /target.*no field "nope"/,
+    );
+    refused(
+      () =>
+        insert(Outbound)
+          .values(message)
+          .onConflictDoUpdate(loose(["nope"]), { status: "queued" }),
+      /no field "nope"/,
+    );
+    refused(
+      () =>
+        insert(Outbound)
+          .values(message)
+          .onConflictDoUpdate(["id"], loose({ nope: 1 })),
+      /no field "nope"/,
+    );
+    refused(
+      () =>
+        insert(Outbound)
+          .values(message)
+          .onConflictDoNothing(["id"], { where: loose({ nope: { isNull: false } }) }),
+      /no field "nope"/,
+    );
     refused(() => select(Outbound).where(or({ status: "queued" }, loose({ nope: 1 }))), /no field "nope"/);
   });
 
   test("sql.ref / sql.excluded of an unknown field", () => {
-    refused(() => insert(Outbound).values(message).onConflictDoUpdate(["id"], { attempts: sql.excluded("nope") }), /no field "nope"/);
-    refused(() => engine.compile(update(Outbound).set({ attempts: sql.ref("nope") }).where({ id: ID })), /sql\.ref\("nope"\)/);
+    refused(
+      () =>
+        insert(Outbound)
+          .values(message)
+          .onConflictDoUpdate(["id"], { attempts: sql.excluded("nope") }),
+      /no field "nope"/,
+    );
+    refused(
+      () =>
+        engine.compile(
+          update(Outbound)
+            .set({ attempts: sql.ref("nope") })
+            .where({ id: ID }),
+        ),
+      /sql\.ref\("nope"\)/,
+    );
   });
 
   test("a projection or returning list must be a non-empty list of distinct names", () => {
@@ -90,7 +140,10 @@ describe("unknown fields", () => {
 
 describe("non-scalar values are refused while building", () => {
   test("set({ attempts: { raw: 'attempts + 1' } }) — the guide's v0.5.0 case", () => {
-    refused(() => update(Outbound).set(loose({ attempts: { raw: "attempts + 1" } })), /attempts expects a safe integer number, got a plain object/);
+    refused(
+      () => update(Outbound).set(loose({ attempts: { raw: "attempts + 1" } })),
+      /attempts expects a safe integer number, got a plain object/,
+    );
   });
 
   test("where({ secret: { name: 'admin' } }) is not an operator object nor a value", () => {
@@ -113,13 +166,20 @@ describe("non-scalar values are refused while building", () => {
     refused(() => select(Outbound).where(loose({ consumer: value })));
     refused(() => select(Outbound).where(loose({ attempts: { eq: value } })));
     refused(() => select(Outbound).where(loose({ attempts: { in: [1, value] } })));
-    refused(() => update(Outbound).set({ status: "sent" }).where(loose({ id: value })));
+    refused(() =>
+      update(Outbound)
+        .set({ status: "sent" })
+        .where(loose({ id: value })),
+    );
     refused(() => deleteFrom(Outbound).where(loose({ id: value })));
   });
 
   test("undefined is refused, not skipped: omit the field or pass null", () => {
     refused(() => update(Outbound).set({ status: "sent", updatedAt: undefined }), /updatedAt is undefined; omit the field or pass null/);
-    refused(() => insert(Outbound).values({ ...message, idempotencyKey: undefined }), /row 0: idempotencyKey is undefined; omit the field or pass null/);
+    refused(
+      () => insert(Outbound).values({ ...message, idempotencyKey: undefined }),
+      /row 0: idempotencyKey is undefined; omit the field or pass null/,
+    );
     refused(() => select(Outbound).where({ id: undefined }), /id is undefined/);
     refused(() => deleteFrom(Outbound).where({ id: { in: undefined } }), /expects an array/);
     // A field absent from one row of several takes its default: absence is not undefined.
@@ -127,7 +187,11 @@ describe("non-scalar values are refused while building", () => {
   });
 
   test.each(strays)("%s in onConflictDoUpdate set", (_, value) => {
-    refused(() => insert(Outbound).values(message).onConflictDoUpdate(["id"], loose({ attempts: value })));
+    refused(() =>
+      insert(Outbound)
+        .values(message)
+        .onConflictDoUpdate(["id"], loose({ attempts: value })),
+    );
   });
 
   test.each(strays.filter(([name]) => name !== "undefined" && name !== "NaN"))("%s in sql.expr", (_, value) => {
@@ -144,12 +208,34 @@ describe("non-scalar values are refused while building", () => {
   });
 
   test("a JSON column takes JSON values, as parameters", () => {
-    const compiled = engine.compile(update(User).set({ profile: { node: { kind: "raw", text: "1; DROP TABLE users" } } }).where({ id: 1 }));
+    const compiled = engine.compile(
+      update(User)
+        .set({ profile: { node: { kind: "raw", text: "1; DROP TABLE users" } } })
+        .where({ id: 1 }),
+    );
     expect(compiled.sql).toBe(`UPDATE "users" SET "profile" = ? WHERE "id" = ?`);
     expect(compiled.params).toEqual([{ node: { kind: "raw", text: "1; DROP TABLE users" } }, 1]);
-    refused(() => update(User).set(loose({ profile: new Map() })).where({ id: 1 }), /profile expects a JSON value/);
-    refused(() => update(User).set(loose({ profile: { at: new Date() } })).where({ id: 1 }), /JSON value/);
-    refused(() => update(User).set(loose({ profile: [1, Number.POSITIVE_INFINITY] })).where({ id: 1 }), /JSON value/);
+    refused(
+      () =>
+        update(User)
+          .set(loose({ profile: new Map() }))
+          .where({ id: 1 }),
+      /profile expects a JSON value/,
+    );
+    refused(
+      () =>
+        update(User)
+          .set(loose({ profile: { at: new Date() } }))
+          .where({ id: 1 }),
+      /JSON value/,
+    );
+    refused(
+      () =>
+        update(User)
+          .set(loose({ profile: [1, Number.POSITIVE_INFINITY] }))
+          .where({ id: 1 }),
+      /JSON value/,
+    );
   });
 });
 
@@ -165,13 +251,22 @@ describe("values must fit the column", () => {
 
   test("bad uuid", () => {
     refused(() => select(Outbound).where({ id: "not-a-uuid" }), /id expects a uuid string, got a string "not-a-uuid"/);
-    refused(() => update(Outbound).set({ status: "sent" }).where({ id: { in: [ID, "nope"] } }), /in\[1\].*uuid/);
+    refused(
+      () =>
+        update(Outbound)
+          .set({ status: "sent" })
+          .where({ id: { in: [ID, "nope"] } }),
+      /in\[1\].*uuid/,
+    );
     refused(() => insert(Outbound).values({ ...message, id: "123" }), /uuid/);
     expect(() => select(Outbound).where({ id: ID.toUpperCase() })).not.toThrow();
   });
 
   test("enum value not in the list", () => {
-    refused(() => update(Outbound).set(loose({ status: "lost" })), /status expects one of "queued", "sending", "sent", "failed", got a string "lost"/);
+    refused(
+      () => update(Outbound).set(loose({ status: "lost" })),
+      /status expects one of "queued", "sending", "sent", "failed", got a string "lost"/,
+    );
     refused(() => select(Outbound).where(loose({ status: { in: ["queued", "lost"] } })), /one of/);
     refused(() => insert(Outbound).values(loose({ ...message, status: "QUEUED" })), /one of/);
   });
@@ -203,7 +298,10 @@ describe("values must fit the column", () => {
 
   test("insert: required fields and empty inserts", () => {
     refused(() => insert(Outbound).values(loose({ id: ID, status: "queued", nextAttemptAt: new Date() })), /consumer is required/);
-    refused(() => insert(Outbound).values(loose([message, { id: ID, status: "queued", nextAttemptAt: new Date() }])), /consumer is required/);
+    refused(
+      () => insert(Outbound).values(loose([message, { id: ID, status: "queued", nextAttemptAt: new Date() }])),
+      /consumer is required/,
+    );
     refused(() => engine.compile(insert(Outbound)), /call \.values\(\) with at least one row/);
   });
 
@@ -222,12 +320,34 @@ describe("values must fit the column", () => {
     refused(() => update(Kinds).set({ code: "abcd" }).allRows(), /at most 3 characters/);
     refused(() => update(Kinds).set({ day: "2024-1-1" }).allRows(), /YYYY-MM-DD/);
     refused(() => update(Kinds).set({ amount: "1e5" }).allRows(), /decimal/);
-    refused(() => update(Kinds).set(loose({ flag: 1 })).allRows(), /a boolean/);
-    refused(() => update(Kinds).set(loose({ blob: [1, 2] })).allRows(), /Uint8Array/);
-    refused(() => update(Kinds).set(loose({ big: 1.5 })).allRows(), /a bigint/);
+    refused(
+      () =>
+        update(Kinds)
+          .set(loose({ flag: 1 }))
+          .allRows(),
+      /a boolean/,
+    );
+    refused(
+      () =>
+        update(Kinds)
+          .set(loose({ blob: [1, 2] }))
+          .allRows(),
+      /Uint8Array/,
+    );
+    refused(
+      () =>
+        update(Kinds)
+          .set(loose({ big: 1.5 }))
+          .allRows(),
+      /a bigint/,
+    );
     refused(() => update(Kinds).set({ ratio: Number.POSITIVE_INFINITY }).allRows(), /finite number/);
     expect(
-      engine.compile(update(Kinds).set({ code: "abc", day: "2024-01-01", amount: "-12.50", flag: false, blob: new Uint8Array([1]), big: 2n ** 60n, ratio: 0.5 }).allRows()).params,
+      engine.compile(
+        update(Kinds)
+          .set({ code: "abc", day: "2024-01-01", amount: "-12.50", flag: false, blob: new Uint8Array([1]), big: 2n ** 60n, ratio: 0.5 })
+          .allRows(),
+      ).params,
     ).toEqual(["abc", "2024-01-01", "-12.50", false, new Uint8Array([1]), 2n ** 60n, 0.5]);
   });
 });
@@ -270,7 +390,10 @@ describe("statement-level rules", () => {
     refused(() => insert(Outbound).values(message).onConflictDoUpdate([], { status: "queued" }), /needs a conflict target/);
     refused(() => insert(Outbound).values(message).onConflictDoUpdate(["id"], {}), /set is empty/);
     refused(
-      () => insert(Outbound).values(message).onConflictDoNothing(["id"], { where: { idempotencyKey: null }, indexWhere: { idempotencyKey: null } }),
+      () =>
+        insert(Outbound)
+          .values(message)
+          .onConflictDoNothing(["id"], { where: { idempotencyKey: null }, indexWhere: { idempotencyKey: null } }),
       /not both/,
     );
     refused(() => insert(Outbound).values(message).onConflictDoNothing(loose("id")), /array of fields/);

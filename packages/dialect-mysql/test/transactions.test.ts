@@ -96,7 +96,13 @@ describe("transactions", () => {
         async (tx) => {
           const read = async () => (await tx.execute(select(Account, ["balance"]).where({ id: 1 })).one()).balance;
           const before = await read();
-          await other.execute(update(Account).set({ balance: sql.raw("balance + 1") }).where({ id: 1 })).rowsAffected();
+          await other
+            .execute(
+              update(Account)
+                .set({ balance: sql.raw("balance + 1") })
+                .where({ id: 1 }),
+            )
+            .rowsAffected();
           return [before, await read()];
         },
         isolation ? { isolation } : {},

@@ -1,5 +1,5 @@
-import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
 import type { ClassifiedError, Dialect, QueryErrorKind } from "tempest-db-js";
+import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
 import { PostgresCompiler } from "./postgres-compiler.js";
 import { PostgresDriver } from "./postgres-driver.js";
 
@@ -44,7 +44,8 @@ export function classifyPostgresError(error: unknown): ClassifiedError {
   const message = typeof e?.message === "string" ? e.message : String(error);
   let kind: QueryErrorKind = (code && SQLSTATE[code]) || "other";
   if (kind === "other" && code && (code.startsWith("08") || NETWORK.has(code))) kind = "connection";
-  if (kind === "other" && /Connection terminated|connection is closed|Client has encountered a connection error/i.test(message)) kind = "connection";
+  if (kind === "other" && /Connection terminated|connection is closed|Client has encountered a connection error/i.test(message))
+    kind = "connection";
   return { kind, driverCode: code, constraint: typeof e?.constraint === "string" ? e.constraint : undefined, message };
 }
 

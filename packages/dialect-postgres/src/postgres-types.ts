@@ -1,5 +1,5 @@
-import type { ColumnMeta } from "tempest-db-js";
 import pg from "pg";
+import type { ColumnMeta } from "tempest-db-js";
 
 /**
  * How values travel to and from PostgreSQL. Dates go as Date (pg sends them with their offset into

@@ -1,28 +1,52 @@
-import { runConformanceSuite } from "tempest-db-js/testing";
 import type { ConformanceTarget } from "tempest-db-js/testing";
+import { runConformanceSuite } from "tempest-db-js/testing";
 import { postgresDialect } from "../src/index.js";
 import { PG_URL } from "./pg-url.js";
 
-const expected: ConformanceTarget["expected"] = 
-{
+const expected: ConformanceTarget["expected"] = {
   "insert.values": {
-    sql: "INSERT INTO \"tempest_conformance_jobs\" (\"id\", \"consumer\", \"idempotency_key\", \"status\", \"attempts\", \"next_attempt_at\") VALUES ($1, $2, $3, $4, $5, $6), ($7, $8, $9, $10, $11, $12), ($13, $14, $15, $16, $17, $18), ($19, $20, $21, $22, $23, $24)",
-    params: ["00000000-0000-4000-8000-000000000001", "billing", "k1", "queued", 0, new Date("2026-01-02T03:04:05.678Z"), "00000000-0000-4000-8000-000000000002", "billing", null, "queued", 2, new Date("2026-01-02T03:04:06.789Z"), "00000000-0000-4000-8000-000000000003", "mail", "k1", "sent", 1, new Date("2026-01-02T03:04:05.678Z"), "00000000-0000-4000-8000-0000000000aa", "sms", null, "failed", 0, new Date("2026-01-02T03:04:06.789Z")],
+    sql: 'INSERT INTO "tempest_conformance_jobs" ("id", "consumer", "idempotency_key", "status", "attempts", "next_attempt_at") VALUES ($1, $2, $3, $4, $5, $6), ($7, $8, $9, $10, $11, $12), ($13, $14, $15, $16, $17, $18), ($19, $20, $21, $22, $23, $24)',
+    params: [
+      "00000000-0000-4000-8000-000000000001",
+      "billing",
+      "k1",
+      "queued",
+      0,
+      new Date("2026-01-02T03:04:05.678Z"),
+      "00000000-0000-4000-8000-000000000002",
+      "billing",
+      null,
+      "queued",
+      2,
+      new Date("2026-01-02T03:04:06.789Z"),
+      "00000000-0000-4000-8000-000000000003",
+      "mail",
+      "k1",
+      "sent",
+      1,
+      new Date("2026-01-02T03:04:05.678Z"),
+      "00000000-0000-4000-8000-0000000000aa",
+      "sms",
+      null,
+      "failed",
+      0,
+      new Date("2026-01-02T03:04:06.789Z"),
+    ],
   },
   "insert.returning": {
-    sql: "INSERT INTO \"tempest_conformance_jobs\" (\"id\", \"consumer\", \"status\", \"next_attempt_at\") VALUES ($1, $2, $3, $4) RETURNING \"id\", \"consumer\", \"idempotency_key\", \"status\", \"attempts\", \"next_attempt_at\", \"updated_at\"",
+    sql: 'INSERT INTO "tempest_conformance_jobs" ("id", "consumer", "status", "next_attempt_at") VALUES ($1, $2, $3, $4) RETURNING "id", "consumer", "idempotency_key", "status", "attempts", "next_attempt_at", "updated_at"',
     params: ["00000000-0000-4000-8000-0000000000aa", "sms", "queued", new Date("2026-01-02T03:04:05.678Z")],
   },
   "select.where": {
-    sql: "SELECT \"id\", \"attempts\" FROM \"tempest_conformance_jobs\" WHERE \"consumer\" = $1 AND \"attempts\" >= $2 ORDER BY \"next_attempt_at\" DESC, \"id\" ASC LIMIT 5 OFFSET 0",
+    sql: 'SELECT "id", "attempts" FROM "tempest_conformance_jobs" WHERE "consumer" = $1 AND "attempts" >= $2 ORDER BY "next_attempt_at" DESC, "id" ASC LIMIT 5 OFFSET 0',
     params: ["billing", 0],
   },
   "select.operators": {
-    sql: "SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE \"status\" IN ($1, $2) OR (\"idempotency_key\" IS NULL AND NOT (\"attempts\" BETWEEN $3 AND $4)) ORDER BY \"id\" ASC",
+    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE "status" IN ($1, $2) OR ("idempotency_key" IS NULL AND NOT ("attempts" BETWEEN $3 AND $4)) ORDER BY "id" ASC',
     params: ["sending", "sent", 0, 1],
   },
   "select.like": {
-    sql: "SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE \"consumer\" LIKE $1 AND \"idempotency_key\" IS NOT NULL",
+    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE "consumer" LIKE $1 AND "idempotency_key" IS NOT NULL',
     params: ["bill%"],
   },
   "select.likeEscape": {
@@ -30,87 +54,95 @@ const expected: ConformanceTarget["expected"] =
     params: ["a\\_b\\%"],
   },
   "select.ilike": {
-    sql: "SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE \"consumer\" ILIKE $1",
+    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE "consumer" ILIKE $1',
     params: ["MAIL"],
   },
   "select.emptyIn": {
-    sql: "SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE 1 = 0",
+    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE 1 = 0',
     params: [],
   },
   "select.emptyNotIn": {
-    sql: "SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE 1 = 1",
+    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE 1 = 1',
     params: [],
   },
   "select.forUpdateSkipLocked": {
-    sql: "SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE \"status\" = $1 ORDER BY \"next_attempt_at\" ASC LIMIT 10 FOR UPDATE SKIP LOCKED",
+    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE "status" = $1 ORDER BY "next_attempt_at" ASC LIMIT 10 FOR UPDATE SKIP LOCKED',
     params: ["queued"],
   },
   "select.forUpdateNoWait": {
-    sql: "SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE \"status\" = $1 ORDER BY \"next_attempt_at\" ASC LIMIT 10 FOR UPDATE NOWAIT",
+    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE "status" = $1 ORDER BY "next_attempt_at" ASC LIMIT 10 FOR UPDATE NOWAIT',
     params: ["queued"],
   },
   "select.forUpdateOf": {
-    sql: "SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE \"status\" = $1 ORDER BY \"next_attempt_at\" ASC LIMIT 10 FOR UPDATE OF \"tempest_conformance_jobs\"",
+    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE "status" = $1 ORDER BY "next_attempt_at" ASC LIMIT 10 FOR UPDATE OF "tempest_conformance_jobs"',
     params: ["queued"],
   },
   "select.forShare": {
-    sql: "SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE \"status\" = $1 ORDER BY \"next_attempt_at\" ASC LIMIT 10 FOR SHARE",
+    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE "status" = $1 ORDER BY "next_attempt_at" ASC LIMIT 10 FOR SHARE',
     params: ["queued"],
   },
   "update.expressions": {
-    sql: "UPDATE \"tempest_conformance_jobs\" SET \"attempts\" = attempts + 1, \"updated_at\" = now(), \"next_attempt_at\" = (now() + make_interval(secs => $1)) WHERE \"id\" = $2",
+    sql: 'UPDATE "tempest_conformance_jobs" SET "attempts" = attempts + 1, "updated_at" = now(), "next_attempt_at" = (now() + make_interval(secs => $1)) WHERE "id" = $2',
     params: [30, "00000000-0000-4000-8000-000000000001"],
   },
   "update.template": {
-    sql: "UPDATE \"tempest_conformance_jobs\" SET \"attempts\" = attempts + $1 WHERE \"id\" = $2",
+    sql: 'UPDATE "tempest_conformance_jobs" SET "attempts" = attempts + $1 WHERE "id" = $2',
     params: [5, "00000000-0000-4000-8000-000000000002"],
   },
   "update.returning": {
-    sql: "UPDATE \"tempest_conformance_jobs\" SET \"status\" = $1 WHERE \"id\" = $2 RETURNING \"id\", \"status\"",
+    sql: 'UPDATE "tempest_conformance_jobs" SET "status" = $1 WHERE "id" = $2 RETURNING "id", "status"',
     params: ["sending", "00000000-0000-4000-8000-000000000002"],
   },
   "update.claimSubquery": {
-    sql: "UPDATE \"tempest_conformance_jobs\" SET \"status\" = $1, \"attempts\" = attempts + 1, \"updated_at\" = now() WHERE \"id\" = ANY(ARRAY(SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE \"status\" = $2 ORDER BY \"next_attempt_at\" ASC LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING \"id\", \"attempts\"",
+    sql: 'UPDATE "tempest_conformance_jobs" SET "status" = $1, "attempts" = attempts + 1, "updated_at" = now() WHERE "id" = ANY(ARRAY(SELECT "id" FROM "tempest_conformance_jobs" WHERE "status" = $2 ORDER BY "next_attempt_at" ASC LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING "id", "attempts"',
     params: ["sending", "queued"],
   },
   "update.claimSubqueryUnlocked": {
-    sql: "UPDATE \"tempest_conformance_jobs\" SET \"status\" = $1 WHERE \"id\" = ANY(ARRAY(SELECT \"id\" FROM \"tempest_conformance_jobs\" WHERE \"status\" = $2 ORDER BY \"next_attempt_at\" ASC LIMIT 1))",
+    sql: 'UPDATE "tempest_conformance_jobs" SET "status" = $1 WHERE "id" = ANY(ARRAY(SELECT "id" FROM "tempest_conformance_jobs" WHERE "status" = $2 ORDER BY "next_attempt_at" ASC LIMIT 1))',
     params: ["sending", "queued"],
   },
   "insert.onConflictDoNothing": {
-    sql: "INSERT INTO \"tempest_conformance_jobs\" (\"id\", \"consumer\", \"idempotency_key\", \"status\", \"next_attempt_at\") VALUES ($1, $2, $3, $4, $5) ON CONFLICT (\"consumer\", \"idempotency_key\") WHERE \"idempotency_key\" IS NOT NULL DO NOTHING",
+    sql: 'INSERT INTO "tempest_conformance_jobs" ("id", "consumer", "idempotency_key", "status", "next_attempt_at") VALUES ($1, $2, $3, $4, $5) ON CONFLICT ("consumer", "idempotency_key") WHERE "idempotency_key" IS NOT NULL DO NOTHING',
     params: ["00000000-0000-4000-8000-0000000000aa", "billing", "k1", "queued", new Date("2026-01-02T03:04:06.789Z")],
   },
   "insert.onConflictDoUpdate": {
-    sql: "INSERT INTO \"tempest_conformance_jobs\" (\"id\", \"consumer\", \"idempotency_key\", \"status\", \"next_attempt_at\") VALUES ($1, $2, $3, $4, $5) ON CONFLICT (\"consumer\", \"idempotency_key\") WHERE \"idempotency_key\" IS NOT NULL DO UPDATE SET \"status\" = $6, \"next_attempt_at\" = $7 WHERE \"tempest_conformance_jobs\".\"attempts\" < $8",
-    params: ["00000000-0000-4000-8000-0000000000aa", "billing", "k1", "queued", new Date("2026-01-02T03:04:06.789Z"), "failed", new Date("2026-01-02T03:04:06.789Z"), 5],
+    sql: 'INSERT INTO "tempest_conformance_jobs" ("id", "consumer", "idempotency_key", "status", "next_attempt_at") VALUES ($1, $2, $3, $4, $5) ON CONFLICT ("consumer", "idempotency_key") WHERE "idempotency_key" IS NOT NULL DO UPDATE SET "status" = $6, "next_attempt_at" = $7 WHERE "tempest_conformance_jobs"."attempts" < $8',
+    params: [
+      "00000000-0000-4000-8000-0000000000aa",
+      "billing",
+      "k1",
+      "queued",
+      new Date("2026-01-02T03:04:06.789Z"),
+      "failed",
+      new Date("2026-01-02T03:04:06.789Z"),
+      5,
+    ],
   },
   "insert.ignoreDuplicates": {
-    sql: "INSERT INTO \"tempest_conformance_jobs\" (\"id\", \"consumer\", \"idempotency_key\", \"status\", \"next_attempt_at\") VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+    sql: 'INSERT INTO "tempest_conformance_jobs" ("id", "consumer", "idempotency_key", "status", "next_attempt_at") VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING',
     params: ["00000000-0000-4000-8000-000000000001", "billing", "other", "queued", new Date("2026-01-02T03:04:06.789Z")],
   },
   "insert.onDuplicateKeyUpdate": { unsupported: "ON DUPLICATE KEY UPDATE" },
   "delete.where": {
-    sql: "DELETE FROM \"tempest_conformance_jobs\" WHERE \"consumer\" = $1",
+    sql: 'DELETE FROM "tempest_conformance_jobs" WHERE "consumer" = $1',
     params: ["mail"],
   },
   "delete.returning": {
-    sql: "DELETE FROM \"tempest_conformance_jobs\" WHERE \"status\" = $1 RETURNING \"id\"",
+    sql: 'DELETE FROM "tempest_conformance_jobs" WHERE "status" = $1 RETURNING "id"',
     params: ["sent"],
   },
   "ddl.createTable": {
-    sql: "CREATE TABLE \"tempest_conformance_jobs\" (\"id\" uuid NOT NULL, \"consumer\" text NOT NULL, \"idempotency_key\" text, \"status\" text NOT NULL, \"attempts\" integer NOT NULL DEFAULT 0, \"next_attempt_at\" timestamptz(3) NOT NULL, \"updated_at\" timestamptz(3), PRIMARY KEY (\"id\"), CHECK (\"status\" IN ('queued', 'sending', 'sent', 'failed')))",
+    sql: 'CREATE TABLE "tempest_conformance_jobs" ("id" uuid NOT NULL, "consumer" text NOT NULL, "idempotency_key" text, "status" text NOT NULL, "attempts" integer NOT NULL DEFAULT 0, "next_attempt_at" timestamptz(3) NOT NULL, "updated_at" timestamptz(3), PRIMARY KEY ("id"), CHECK ("status" IN (\'queued\', \'sending\', \'sent\', \'failed\')))',
     params: [],
   },
   "ddl.createIndex.idempotency": {
-    sql: "CREATE UNIQUE INDEX \"tempest_conformance_jobs_idempotency\" ON \"tempest_conformance_jobs\" (\"consumer\", \"idempotency_key\") WHERE \"idempotency_key\" IS NOT NULL",
+    sql: 'CREATE UNIQUE INDEX "tempest_conformance_jobs_idempotency" ON "tempest_conformance_jobs" ("consumer", "idempotency_key") WHERE "idempotency_key" IS NOT NULL',
     params: [],
   },
   "ddl.createIndex.due": {
-    sql: "CREATE INDEX \"tempest_conformance_jobs_due\" ON \"tempest_conformance_jobs\" (\"status\", \"next_attempt_at\")",
+    sql: 'CREATE INDEX "tempest_conformance_jobs_due" ON "tempest_conformance_jobs" ("status", "next_attempt_at")',
     params: [],
   },
-}
-;
+};
 
 runConformanceSuite({ name: "PostgreSQL", url: PG_URL, dialect: postgresDialect, expected });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import "../src/index.js";
-import { ValidationError, createEngine, deleteFrom, insert, select, sql, update } from "tempest-db-js";
+import { createEngine, deleteFrom, insert, select, sql, update, ValidationError } from "tempest-db-js";
 import { ensureAppDatabase } from "./guide/app-database.js";
 import * as guide from "./guide/outbox-guide.js";
 
@@ -47,7 +47,10 @@ describe("the outbox guide on PostgreSQL, as written", () => {
     const other = createEngine("postgresql://app@localhost/app", { poolSize: 4 });
     try {
       // 8 concurrent claims from the guide's engine (pool of 10) plus 4 from a second engine.
-      const batches = await Promise.all([...Array.from({ length: 8 }, () => guide.claimBatch(10)), ...Array.from({ length: 4 }, () => claimOn(other))]);
+      const batches = await Promise.all([
+        ...Array.from({ length: 8 }, () => guide.claimBatch(10)),
+        ...Array.from({ length: 4 }, () => claimOn(other)),
+      ]);
       const all = batches.flat();
       expect(batches.every((b) => b.length === 10)).toBe(true);
       expect(new Set(all).size).toBe(all.length);
@@ -93,11 +96,26 @@ describe("the outbox guide on PostgreSQL, as written", () => {
 
   it("onConflictDoUpdate honours the index predicate and updateWhere", async () => {
     const id = randomUUID();
-    await engine.execute(insert(Outbound).values({ id, consumer: "billing", idempotencyKey: "k", status: "failed", attempts: 2, nextAttemptAt: new Date(0) })).rowsAffected();
+    await engine
+      .execute(
+        insert(Outbound).values({
+          id,
+          consumer: "billing",
+          idempotencyKey: "k",
+          status: "failed",
+          attempts: 2,
+          nextAttemptAt: new Date(0),
+        }),
+      )
+      .rowsAffected();
     context.message = { id: randomUUID(), consumer: "billing", idempotencyKey: "k", status: "queued", nextAttemptAt: new Date() };
     context.retryAt = new Date("2030-01-01T00:00:00.000Z");
     await engine.execute(guide.upsertForRetry()).rowsAffected();
-    expect(await engine.execute(select(Outbound).where({ id })).one()).toMatchObject({ status: "queued", nextAttemptAt: context.retryAt, attempts: 2 });
+    expect(await engine.execute(select(Outbound).where({ id })).one()).toMatchObject({
+      status: "queued",
+      nextAttemptAt: context.retryAt,
+      attempts: 2,
+    });
     await engine.execute(update(Outbound).set({ status: "failed", attempts: 5 }).where({ id })).rowsAffected();
     context.retryAt = new Date("2031-01-01T00:00:00.000Z");
     await engine.execute(guide.upsertForRetry()).rowsAffected();
@@ -107,7 +125,9 @@ describe("the outbox guide on PostgreSQL, as written", () => {
 
   it("the backoff expression binds its parameter and the increment happens in SQL", async () => {
     const id = randomUUID();
-    await engine.execute(insert(Outbound).values({ id, consumer: "billing", status: "queued", attempts: 3, nextAttemptAt: new Date() })).rowsAffected();
+    await engine
+      .execute(insert(Outbound).values({ id, consumer: "billing", status: "queued", attempts: 3, nextAttemptAt: new Date() }))
+      .rowsAffected();
     context.id = id;
     context.backoff = 120;
     const compiled = engine.compile(guide.backoffUpdate());
@@ -125,7 +145,9 @@ describe("the outbox guide on PostgreSQL, as written", () => {
 
   it("a stray object in set throws ValidationError while the query is built", async () => {
     const id = randomUUID();
-    await engine.execute(insert(Outbound).values({ id, consumer: "billing", status: "queued", attempts: 3, nextAttemptAt: new Date() })).rowsAffected();
+    await engine
+      .execute(insert(Outbound).values({ id, consumer: "billing", status: "queued", attempts: 3, nextAttemptAt: new Date() }))
+      .rowsAffected();
     expect(() =>
       // @ts-expect-error -- the guide's pre-0.5 mistake: an unbranded object where an expression belongs
       update(Outbound).set({ attempts: { raw: "attempts + 1" } }),
@@ -147,7 +169,11 @@ describe("the outbox guide on PostgreSQL, as written", () => {
     expect(delivered).toHaveLength(7);
     const after = await engine.execute(select(Outbound).orderBy("nextAttemptAt")).all();
     const byStatus = (s: string) => after.filter((r) => r.status === s);
-    expect(byStatus("sent").map((r) => r.id).sort()).toEqual([...delivered].sort());
+    expect(
+      byStatus("sent")
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...delivered].sort());
     expect(byStatus("queued").filter((r) => failing.has(r.id))).toHaveLength(3);
     for (const r of byStatus("queued").filter((r) => failing.has(r.id))) {
       expect(r.attempts).toBe(1);
@@ -160,9 +186,18 @@ describe("the outbox guide on PostgreSQL, as written", () => {
 
 async function claimOn(other: ReturnType<typeof createEngine>): Promise<string[]> {
   return other.transaction(async (tx) => {
-    const rows = await tx.execute(select(Outbound, ["id"]).where({ status: "queued" }).orderBy("nextAttemptAt").limit(10).forUpdate({ skipLocked: true })).all();
+    const rows = await tx
+      .execute(select(Outbound, ["id"]).where({ status: "queued" }).orderBy("nextAttemptAt").limit(10).forUpdate({ skipLocked: true }))
+      .all();
     const ids = rows.map((r) => r.id);
-    if (ids.length > 0) await tx.execute(update(Outbound).set({ status: "sending", attempts: sql.raw("attempts + 1") }).where({ id: { in: ids } })).rowsAffected();
+    if (ids.length > 0)
+      await tx
+        .execute(
+          update(Outbound)
+            .set({ status: "sending", attempts: sql.raw("attempts + 1") })
+            .where({ id: { in: ids } }),
+        )
+        .rowsAffected();
     return ids;
   });
 }

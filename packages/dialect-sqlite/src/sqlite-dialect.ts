@@ -1,7 +1,7 @@
 import type { ClassifiedError, Dialect, DialectCapabilities, DriverConnection, QueryErrorKind } from "tempest-db-js";
 import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
 import { SqliteCompiler } from "./sqlite-compiler.js";
-import { SqliteDriver, readOptions } from "./sqlite-driver.js";
+import { readOptions, SqliteDriver } from "./sqlite-driver.js";
 import { parseSqliteUrl } from "./sqlite-url.js";
 
 /**

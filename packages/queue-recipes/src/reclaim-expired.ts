@@ -33,17 +33,36 @@ export async function reclaimExpired(db: Executor, model: ModelClass<any>, optio
   const caps = db.capabilities;
   if (!caps.rowLocks || !caps.skipLocked) {
     // Serialized writers (SQLite) have no row to wait for; without SKIP LOCKED a lock wait is the best there is.
-    return retryStatement(db, () => db.execute(update(q.model).set(set as any).where(expired as any)).rowsAffected());
+    return retryStatement(db, () =>
+      db
+        .execute(
+          update(q.model)
+            .set(set as any)
+            .where(expired as any),
+        )
+        .rowsAffected(),
+    );
   }
   let total = 0;
   for (;;) {
     const reclaimed = await runClaimTransaction(db, async (tx) => {
       const rows = (await tx
-        .execute(select(q.model, [q.f.id] as any).where(expired as any).limit(RECLAIM_BATCH).forUpdate({ skipLocked: true }))
+        .execute(
+          select(q.model, [q.f.id] as any)
+            .where(expired as any)
+            .limit(RECLAIM_BATCH)
+            .forUpdate({ skipLocked: true }),
+        )
         .all()) as Record<string, unknown>[];
       if (rows.length === 0) return 0;
       const ids = rows.map((r) => r[q.f.id]);
-      return tx.execute(update(q.model).set(set as any).where({ [q.f.id]: { in: ids }, ...expired } as any)).rowsAffected();
+      return tx
+        .execute(
+          update(q.model)
+            .set(set as any)
+            .where({ [q.f.id]: { in: ids }, ...expired } as any),
+        )
+        .rowsAffected();
     });
     total += reclaimed;
     if (reclaimed < RECLAIM_BATCH) return total;

@@ -13,13 +13,10 @@ const isString: Check = (v) => (typeof v === "string" ? undefined : "a string");
 const checks: Record<ColumnKind, Check> = {
   text: isString,
   varchar: (v, c) =>
-    typeof v !== "string"
-      ? "a string"
-      : c.length !== undefined && codePoints(v) > c.length
-        ? `at most ${c.length} characters`
-        : undefined,
+    typeof v !== "string" ? "a string" : c.length !== undefined && codePoints(v) > c.length ? `at most ${c.length} characters` : undefined,
   uuid: (v) => (typeof v === "string" && UUID.test(v) ? undefined : "a uuid string"),
-  enum: (v, c) => (typeof v === "string" && c.enumValues?.includes(v) ? undefined : `one of ${c.enumValues?.map((e) => JSON.stringify(e)).join(", ")}`),
+  enum: (v, c) =>
+    typeof v === "string" && c.enumValues?.includes(v) ? undefined : `one of ${c.enumValues?.map((e) => JSON.stringify(e)).join(", ")}`,
   integer: (v) => (typeof v === "number" && Number.isSafeInteger(v) ? undefined : "a safe integer number"),
   bigint: (v) => (typeof v === "bigint" || (typeof v === "number" && Number.isSafeInteger(v)) ? undefined : "a bigint"),
   real: (v) => (typeof v === "number" && Number.isFinite(v) ? undefined : "a finite number"),
@@ -71,6 +68,8 @@ export function checkValue(column: ColumnMeta, value: unknown, where: string, al
   }
   const expected = checks[column.kind](value, column);
   if (expected !== undefined) {
-    throw new ValidationError(`${where}: ${column.field} expects ${expected}, got ${describe(value)}${typeof value === "string" ? ` ${JSON.stringify(value.slice(0, 60))}` : ""}`);
+    throw new ValidationError(
+      `${where}: ${column.field} expects ${expected}, got ${describe(value)}${typeof value === "string" ? ` ${JSON.stringify(value.slice(0, 60))}` : ""}`,
+    );
   }
 }

@@ -1,8 +1,8 @@
 import type { StatementNode } from "../ast/statement-node.js";
 import type { ModelClass } from "../schema/model.js";
 import { tableMeta } from "../schema/table-meta.js";
-import { markExecutable } from "./executable.js";
 import type { Executable } from "./executable.js";
+import { markExecutable } from "./executable.js";
 
 function statement(node: StatementNode): Executable<never> {
   const executable = { toNode: () => node };

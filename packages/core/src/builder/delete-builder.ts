@@ -3,8 +3,8 @@ import { ValidationError } from "../errors.js";
 import type { Model, ModelClass } from "../schema/model.js";
 import { tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
-import { markExecutable } from "./executable.js";
 import type { Executable } from "./executable.js";
+import { markExecutable } from "./executable.js";
 import { andConditions, resolveFields } from "./resolve-fields.js";
 import { isTrivial, resolveWhere } from "./resolve-where.js";
 
@@ -39,7 +39,9 @@ export class DeleteBuilder<I extends Model, R> implements Executable<R> {
 
   toNode(): StatementNode {
     if (!this.#node.allRows && isTrivial(this.#node.where)) {
-      throw new ValidationError(`deleteFrom(${this.#node.table.model.name}) has no where: it would delete every row. Add .where(...) or opt in with .allRows()`);
+      throw new ValidationError(
+        `deleteFrom(${this.#node.table.model.name}) has no where: it would delete every row. Add .where(...) or opt in with .allRows()`,
+      );
     }
     return this.#node;
   }

@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { ConflictClause, InsertNode, StatementNode } from "../ast/statement-node.js";
-import { paramNode } from "../ast/value-node.js";
 import type { ValueNode } from "../ast/value-node.js";
+import { paramNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
-import { tableMeta } from "../schema/table-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
+import { tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, InsertOf, RowOf, SetOf, Simplify, WhereArg } from "../types/model-types.js";
-import { markExecutable } from "./executable.js";
 import type { Executable } from "./executable.js";
+import { markExecutable } from "./executable.js";
 import { resolveFields } from "./resolve-fields.js";
 import { fieldNames, isPlainRecord, resolveSet } from "./resolve-set.js";
 import { resolveValue } from "./resolve-value.js";
@@ -96,7 +96,8 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
   }
 
   toNode(): StatementNode {
-    if (this.#node.rows.length === 0) throw new ValidationError(`insert(${this.#node.table.model.name}): call .values() with at least one row`);
+    if (this.#node.rows.length === 0)
+      throw new ValidationError(`insert(${this.#node.table.model.name}): call .values() with at least one row`);
     return this.#node;
   }
 
@@ -134,7 +135,9 @@ function resolveRows(table: TableMeta, input: unknown): { columns: readonly Colu
     }
   });
   const columns = table.columns.filter((c) => present.has(c.field) || c.default?.kind === "random");
-  const values = rows.map((row: Record<string, unknown>, i) => Object.freeze(columns.map((column) => cellFor(column, row[column.field], table, i))));
+  const values = rows.map((row: Record<string, unknown>, i) =>
+    Object.freeze(columns.map((column) => cellFor(column, row[column.field], table, i))),
+  );
   for (const column of table.columns) {
     if (column.required && !present.has(column.field)) {
       throw new ValidationError(`insert(${table.model.name}).values: ${column.field} is required`);

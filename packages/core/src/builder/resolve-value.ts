@@ -1,5 +1,5 @@
-import { paramNode } from "../ast/value-node.js";
 import type { ValueNode } from "../ast/value-node.js";
+import { paramNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";

@@ -72,12 +72,22 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
     case "eq":
     case "ne":
       if (operand === null) return Object.freeze({ kind: "isNull", column, negated: op === "ne" });
-      return Object.freeze({ kind: "compare", column, op: COMPARE[op] as CompareOperator, value: resolveValue(column, operand, at, false) });
+      return Object.freeze({
+        kind: "compare",
+        column,
+        op: COMPARE[op] as CompareOperator,
+        value: resolveValue(column, operand, at, false),
+      });
     case "lt":
     case "lte":
     case "gt":
     case "gte":
-      return Object.freeze({ kind: "compare", column, op: COMPARE[op] as CompareOperator, value: resolveValue(column, operand, at, false) });
+      return Object.freeze({
+        kind: "compare",
+        column,
+        op: COMPARE[op] as CompareOperator,
+        value: resolveValue(column, operand, at, false),
+      });
     case "like":
     case "ilike": {
       if (typeof operand !== "string" && expressionNode(operand) === undefined) {

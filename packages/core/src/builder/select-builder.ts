@@ -4,12 +4,12 @@ import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
 import { columnOf, tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
-import { markExecutable } from "./executable.js";
 import type { Executable } from "./executable.js";
+import { markExecutable } from "./executable.js";
 import { andConditions, resolveFields } from "./resolve-fields.js";
 import { resolveWhere } from "./resolve-where.js";
-import { makeSubquery } from "./subquery.js";
 import type { Subquery } from "./subquery.js";
+import { makeSubquery } from "./subquery.js";
 
 export type LockTarget = string | ModelClass;
 
@@ -84,7 +84,8 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
   #lock(strength: LockClause["strength"], options: ForUpdateOptions): LockClause {
     if (typeof options !== "object" || options === null) throw new ValidationError("forUpdate/forShare take an options object");
     for (const key of Object.keys(options)) {
-      if (key !== "skipLocked" && key !== "noWait" && key !== "of") throw new ValidationError(`for${strength === "update" ? "Update" : "Share"}: unknown option "${key}"`);
+      if (key !== "skipLocked" && key !== "noWait" && key !== "of")
+        throw new ValidationError(`for${strength === "update" ? "Update" : "Share"}: unknown option "${key}"`);
     }
     if (options.skipLocked && options.noWait) throw new ValidationError("skipLocked and noWait cannot be combined");
     const wait = options.skipLocked ? "skipLocked" : options.noWait ? "noWait" : "wait";

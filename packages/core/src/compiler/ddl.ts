@@ -2,9 +2,9 @@ import type { ConditionNode } from "../ast/condition-node.js";
 import type { CreateIndexNode, CreateTableNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
-import { tableMeta } from "../schema/table-meta.js";
-import type { TableMeta } from "../schema/table-meta.js";
 import type { ModelClass } from "../schema/model.js";
+import type { TableMeta } from "../schema/table-meta.js";
+import { tableMeta } from "../schema/table-meta.js";
 import type { CompileContext } from "./compiled-query.js";
 import type { SqlCompiler } from "./sql-compiler.js";
 

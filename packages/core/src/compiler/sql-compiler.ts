@@ -10,13 +10,13 @@ import type {
   UpdateNode,
 } from "../ast/statement-node.js";
 import type { ParamNode, ValueNode } from "../ast/value-node.js";
-import { expressionNode } from "../expression/expression.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
+import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
-import type { CompileContext, CompiledQuery } from "./compiled-query.js";
 import { textProblem, valueTextProblem } from "./check-text.js";
+import type { CompileContext, CompiledQuery } from "./compiled-query.js";
 import { compileCreateIndex, compileCreateTable } from "./ddl.js";
 import { formatLiteral } from "./format-literal.js";
 
@@ -147,11 +147,21 @@ export abstract class SqlCompiler {
     const ctx = newContext(node.kind === "createTable" || node.kind === "createIndex", tableOf(node));
     const sql = this.statement(node, ctx);
     const problem = textProblem(sql, false);
-    if (problem) throw new ValidationError(`The SQL text ${problem}: sql.raw, an sql.expr template or an identifier put it there. Pass data as a value.`);
+    if (problem)
+      throw new ValidationError(
+        `The SQL text ${problem}: sql.raw, an sql.expr template or an identifier put it there. Pass data as a value.`,
+      );
     if (ctx.params.length > this.capabilities.maxParams) {
-      throw new ValidationError(`${this.dialectName} takes at most ${this.capabilities.maxParams} parameters per statement; this one has ${ctx.params.length}. Insert in smaller batches.`);
+      throw new ValidationError(
+        `${this.dialectName} takes at most ${this.capabilities.maxParams} parameters per statement; this one has ${ctx.params.length}. Insert in smaller batches.`,
+      );
     }
-    const compiled: CompiledQuery = Object.freeze({ sql, params: Object.freeze(ctx.params), kind: node.kind, columns: resultColumns(node) });
+    const compiled: CompiledQuery = Object.freeze({
+      sql,
+      params: Object.freeze(ctx.params),
+      kind: node.kind,
+      columns: resultColumns(node),
+    });
     recent[this.#recentNext] = node;
     recent[this.#recentNext + 1] = compiled;
     this.#recentNext = (this.#recentNext + 2) % recent.length;
@@ -252,9 +262,11 @@ export abstract class SqlCompiler {
     const txHint = "Claim inside transaction() instead: on this dialect the write transaction is exclusive.";
     if (lock.strength === "update" && !caps.rowLocks) this.unsupported("row locks (forUpdate)", txHint);
     if (lock.strength === "share" && !caps.shareLocks) this.unsupported("shared row locks (forShare)", txHint);
-    if (lock.wait === "skipLocked" && !caps.skipLocked) this.unsupported("SKIP LOCKED", "Upgrade the server (MySQL 8, MariaDB 10.6+) or claim one row at a time.");
+    if (lock.wait === "skipLocked" && !caps.skipLocked)
+      this.unsupported("SKIP LOCKED", "Upgrade the server (MySQL 8, MariaDB 10.6+) or claim one row at a time.");
     if (lock.wait === "noWait" && !caps.noWait) this.unsupported("NOWAIT", "Upgrade the server or use a lock timeout.");
-    if (lock.of.length > 0 && !caps.lockOf) this.unsupported("FOR UPDATE OF", "Drop { of }: on a single-table query every selected row is locked anyway.");
+    if (lock.of.length > 0 && !caps.lockOf)
+      this.unsupported("FOR UPDATE OF", "Drop { of }: on a single-table query every selected row is locked anyway.");
     let sql = this.lockStrengthSql(lock.strength);
     if (lock.of.length > 0) sql += ` OF ${lock.of.map((t) => this.quoteName(t)).join(", ")}`;
     if (lock.wait === "skipLocked") sql += " SKIP LOCKED";
@@ -290,10 +302,16 @@ export abstract class SqlCompiler {
         return this.unsupported("ON DUPLICATE KEY UPDATE", "Use onConflictDoUpdate(target, set) on this dialect.");
       case "onConflict": {
         if (conflict.target.length > 0 && !caps.conflictTarget) {
-          this.unsupported("a conflict target (ON CONFLICT (columns))", "Use onDuplicateKeyUpdate(set) to update, or ignoreDuplicates() to skip: both act on any unique key, so keep one unique key per rule.");
+          this.unsupported(
+            "a conflict target (ON CONFLICT (columns))",
+            "Use onDuplicateKeyUpdate(set) to update, or ignoreDuplicates() to skip: both act on any unique key, so keep one unique key per rule.",
+          );
         }
         if (conflict.targetWhere && !caps.conflictTargetWhere) {
-          this.unsupported("a conflict target predicate (partial unique index)", "Use ignoreDuplicates() or onDuplicateKeyUpdate(set) over a plain unique index.");
+          this.unsupported(
+            "a conflict target predicate (partial unique index)",
+            "Use ignoreDuplicates() or onDuplicateKeyUpdate(set) over a plain unique index.",
+          );
         }
         let sql = " ON CONFLICT";
         if (conflict.target.length > 0) sql += ` (${this.columnList(conflict.target)})`;

@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { DialectNotFoundError, ValidationError } from "../errors.js";
-import { DIALECT_CONTRACT_VERSION } from "./dialect.js";
 import type { Dialect } from "./dialect.js";
+import { DIALECT_CONTRACT_VERSION } from "./dialect.js";
 
 const registry = new Map<string, Dialect>();
 
@@ -45,7 +45,7 @@ export function dialectFor(url: string): Dialect {
   const exported = loadPackage(pkg);
   // The package registers itself on import; its default export covers a second copy of core.
   const loaded = registry.get(scheme) ?? exported;
-  if (!loaded || !loaded.schemes?.includes(scheme)) throw new DialectNotFoundError(`${pkg} was loaded but provides no dialect for "${scheme}:"`);
+  if (!loaded?.schemes?.includes(scheme)) throw new DialectNotFoundError(`${pkg} was loaded but provides no dialect for "${scheme}:"`);
   return loaded;
 }
 

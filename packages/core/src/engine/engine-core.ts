@@ -3,11 +3,11 @@ import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import type { Dialect } from "../dialect/dialect.js";
 import type { Driver, DriverConnection, DriverResult } from "../dialect/driver.js";
-import type { ColumnMeta } from "../schema/column-meta.js";
-import { queryErrorClass } from "../errors.js";
 import type { QueryError } from "../errors.js";
-import type { ExecutedQuery } from "./query-result.js";
+import { queryErrorClass } from "../errors.js";
+import type { ColumnMeta } from "../schema/column-meta.js";
 import type { QueryEvent } from "./query-event.js";
+import type { ExecutedQuery } from "./query-result.js";
 import { rowDecoder } from "./row-decoder.js";
 
 const CONNECT = { sql: "(connect)", params: [] } as const;

@@ -9,8 +9,8 @@ import { TempestError, ValidationError } from "../errors.js";
 import type { Expression } from "../expression/expression.js";
 import { isExpression } from "../expression/expression.js";
 import type { EngineCore } from "./engine-core.js";
-import { QueryResult } from "./query-result.js";
 import type { ExecutedQuery } from "./query-result.js";
+import { QueryResult } from "./query-result.js";
 
 export interface TransactionOptions extends BeginOptions {
   /** Run the whole callback again, up to this many times, on a deadlock, serialization failure or lock-wait timeout. */

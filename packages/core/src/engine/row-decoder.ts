@@ -31,11 +31,17 @@ export function rowDecoder(compiler: SqlCompiler, columns: readonly ColumnMeta[]
  * source only through JSON.stringify; where code generation is unavailable (or a field is named
  * __proto__, which a literal would treat as the prototype) the loop decoder is used.
  */
-function generatedDecoder(compiler: SqlCompiler, fields: readonly string[], convert: readonly (ColumnMeta | undefined)[]): RowDecoder | undefined {
+function generatedDecoder(
+  compiler: SqlCompiler,
+  fields: readonly string[],
+  convert: readonly (ColumnMeta | undefined)[],
+): RowDecoder | undefined {
   if (fields.includes("__proto__")) return undefined;
   const entries = fields.map((field, i) => {
     const value = `row[${i}]`;
-    const read = convert[i] ? `(${value} === null || ${value} === undefined ? null : compiler.decodeValue(${value}, columns[${i}]))` : `(${value} ?? null)`;
+    const read = convert[i]
+      ? `(${value} === null || ${value} === undefined ? null : compiler.decodeValue(${value}, columns[${i}]))`
+      : `(${value} ?? null)`;
     return `${JSON.stringify(field)}: ${read}`;
   });
   try {

@@ -1,9 +1,8 @@
-import type { CompiledQuery } from "../compiler/compiled-query.js";
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { CompiledQuery } from "../compiler/compiled-query.js";
 import { ConnectionError, RetryableTransactionError, ValidationError } from "../errors.js";
-import type { EngineCore } from "./engine-core.js";
-import { BaseExecutor, runSql } from "./executor.js";
 import type { TransactionHandle, TransactionOptions } from "./executor.js";
+import { BaseExecutor, runSql } from "./executor.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { Transaction } from "./transaction.js";
 

@@ -2,8 +2,8 @@ import type { CompiledQuery } from "../compiler/compiled-query.js";
 import type { DriverConnection } from "../dialect/driver.js";
 import { ValidationError } from "../errors.js";
 import type { EngineCore } from "./engine-core.js";
-import { BaseExecutor, finishedError, runSql } from "./executor.js";
 import type { TransactionHandle, TransactionOptions } from "./executor.js";
+import { BaseExecutor, finishedError, runSql } from "./executor.js";
 import type { ExecutedQuery } from "./query-result.js";
 
 let savepointCounter = 0;
@@ -32,9 +32,12 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
   async transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     if (this.#finished) throw finishedError();
     if (options.isolation || options.readOnly || options.retryOnDeadlock) {
-      throw new ValidationError("A nested transaction is a savepoint: isolation, readOnly and retryOnDeadlock belong to the outermost transaction");
+      throw new ValidationError(
+        "A nested transaction is a savepoint: isolation, readOnly and retryOnDeadlock belong to the outermost transaction",
+      );
     }
-    if (!this.core.capabilities.savepoints) this.core.compiler.unsupported("savepoints (nested transactions)", "Run the work in the outer transaction.");
+    if (!this.core.capabilities.savepoints)
+      this.core.compiler.unsupported("savepoints (nested transactions)", "Run the work in the outer transaction.");
     const name = `tempest_sp_${++savepointCounter}`;
     const compiler = this.core.compiler;
     await runSql(this.core, this.connection, compiler.savepointSql(name), true);

@@ -1,9 +1,9 @@
-import { ValidationError } from "../errors.js";
-import { paramNode } from "../ast/value-node.js";
 import type { ValueNode } from "../ast/value-node.js";
-import { brandExpression, expressionNode } from "./expression.js";
-import type { Expression } from "./expression.js";
+import { paramNode } from "../ast/value-node.js";
+import { ValidationError } from "../errors.js";
 import { assertBindable } from "./assert-bindable.js";
+import type { Expression } from "./expression.js";
+import { brandExpression, expressionNode } from "./expression.js";
 
 /**
  * Expressions are frozen values, so the ones that carry no bound value are shared: `sql.now()` is one
@@ -63,7 +63,8 @@ export const sql = {
   nowPlusSeconds: (seconds: number | Expression<number>): Expression<Date> =>
     brandExpression({ kind: "now", plusSeconds: secondsNode(seconds) }),
   /** In an upsert's update: the value the insert proposed for this field. */
-  excluded: <T = unknown>(field: string): Expression<T> => sharedExpression("excluded", field, () => brandExpression({ kind: "excluded", field })),
+  excluded: <T = unknown>(field: string): Expression<T> =>
+    sharedExpression("excluded", field, () => brandExpression({ kind: "excluded", field })),
   /** The column behind a model field of the statement's table, quoted for the dialect. */
   ref: <T = unknown>(field: string): Expression<T> => sharedExpression("ref", field, () => brandExpression({ kind: "columnRef", field })),
 };

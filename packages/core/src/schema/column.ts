@@ -53,11 +53,7 @@ export class Column<T, N extends boolean = false, D extends boolean = false> {
     return new Column({ ...this.spec, dbName });
   }
 
-  references(
-    model: () => unknown,
-    field?: string,
-    options: { onDelete?: ColumnReference["onDelete"] } = {},
-  ): Column<T, N, D> {
+  references(model: () => unknown, field?: string, options: { onDelete?: ColumnReference["onDelete"] } = {}): Column<T, N, D> {
     return new Column({ ...this.spec, references: { model, field, onDelete: options.onDelete } });
   }
 

@@ -1,5 +1,5 @@
-import type { Model } from "./model.js";
 import type { FieldOf, WhereInput } from "../types/model-types.js";
+import type { Model } from "./model.js";
 
 export interface IndexSpec {
   readonly name: string;

@@ -21,6 +21,8 @@ export function namingFunction(naming: unknown, modelName: string): (field: stri
     return strategies[naming as NamingStrategy];
   }
   throw new ValidationError(
-    `${modelName}.naming must be one of ${Object.keys(strategies).map((s) => `"${s}"`).join(", ")}, got ${JSON.stringify(naming)}`,
+    `${modelName}.naming must be one of ${Object.keys(strategies)
+      .map((s) => `"${s}"`)
+      .join(", ")}, got ${JSON.stringify(naming)}`,
   );
 }

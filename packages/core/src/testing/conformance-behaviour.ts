@@ -2,7 +2,6 @@ import { expect, it } from "vitest";
 import { deleteFrom } from "../builder/delete-builder.js";
 import { insert } from "../builder/insert-builder.js";
 import { select } from "../builder/select-builder.js";
-import { createEngine } from "../engine/engine.js";
 import type { Engine, EngineOptions } from "../engine/engine.js";
 import type { QueryEvent } from "../engine/query-event.js";
 import { ConstraintViolationError, NoResultError, QueryError, TooManyResultsError } from "../errors.js";
@@ -38,11 +37,7 @@ export function behaviourTests(engineOf: () => Engine, makeEngine: (options: Eng
     await engine.execute(insert(ConformanceValue).values([fullValues, { id: 2 }, zeroes])).rowsAffected();
     const rows = await engine.execute(select(ConformanceValue).orderBy("id")).all();
     const nulls = Object.fromEntries(Object.keys(fullValues).map((k) => [k, null]));
-    expect(rows).toEqual([
-      fullValues,
-      { ...nulls, id: 2, flag: false },
-      { ...nulls, ...zeroes, flag: false },
-    ]);
+    expect(rows).toEqual([fullValues, { ...nulls, id: 2, flag: false }, { ...nulls, ...zeroes, flag: false }]);
   });
 
   it("datetimes written from JavaScript and by sql.now() compare and sort together", async () => {
@@ -61,14 +56,22 @@ export function behaviourTests(engineOf: () => Engine, makeEngine: (options: Eng
       .rowsAffected();
     const ordered = await engine.execute(select(ConformanceJob, ["id"]).orderBy("nextAttemptAt")).all();
     expect(ordered.map((r) => r.id)).toEqual(ids);
-    const due = await engine.execute(select(ConformanceJob, ["id"]).where({ nextAttemptAt: { lte: sql.now() } }).orderBy("nextAttemptAt")).all();
+    const due = await engine
+      .execute(
+        select(ConformanceJob, ["id"])
+          .where({ nextAttemptAt: { lte: sql.now() } })
+          .orderBy("nextAttemptAt"),
+      )
+      .all();
     expect(due.map((r) => r.id)).toEqual(ids.slice(0, 2));
   });
 
   it("a transaction commits and returns the callback's value", async () => {
     const engine = engineOf();
     const value = await engine.transaction(async (tx) => {
-      await tx.execute(insert(ConformanceJob).values({ id: JOB_IDS[3], consumer: "tx", status: "queued", nextAttemptAt: T0 })).rowsAffected();
+      await tx
+        .execute(insert(ConformanceJob).values({ id: JOB_IDS[3], consumer: "tx", status: "queued", nextAttemptAt: T0 }))
+        .rowsAffected();
       return "done";
     });
     expect(value).toBe("done");
@@ -81,8 +84,12 @@ export function behaviourTests(engineOf: () => Engine, makeEngine: (options: Eng
     const before = await count();
     const error = await engine
       .transaction(async (tx) => {
-        await tx.execute(insert(ConformanceJob).values({ id: JOB_IDS[3], consumer: "tx", status: "queued", nextAttemptAt: T0 })).rowsAffected();
-        await tx.execute(insert(ConformanceJob).values({ id: JOB_IDS[0], consumer: "dup", status: "queued", nextAttemptAt: T0 })).rowsAffected();
+        await tx
+          .execute(insert(ConformanceJob).values({ id: JOB_IDS[3], consumer: "tx", status: "queued", nextAttemptAt: T0 }))
+          .rowsAffected();
+        await tx
+          .execute(insert(ConformanceJob).values({ id: JOB_IDS[0], consumer: "dup", status: "queued", nextAttemptAt: T0 }))
+          .rowsAffected();
       })
       .catch((e: unknown) => e);
     expect(ConstraintViolationError.isInstance(error)).toBe(true);
@@ -121,14 +128,20 @@ export function behaviourTests(engineOf: () => Engine, makeEngine: (options: Eng
 
   it("driver errors carry the failed SQL with parameters redacted, unless logParams is on", async () => {
     const bad = insert(ConformanceJob).values({ id: JOB_IDS[0], consumer: SECRET, status: "queued", nextAttemptAt: T0 });
-    const error = (await engineOf().execute(bad).rowsAffected().catch((e: unknown) => e)) as QueryError;
+    const error = (await engineOf()
+      .execute(bad)
+      .rowsAffected()
+      .catch((e: unknown) => e)) as QueryError;
     expect(QueryError.isInstance(error)).toBe(true);
     expect(error.sql).toBe(engineOf().compile(bad).sql);
     expect(error.params).toBe("[redacted]");
     expect(error.message).not.toContain(SECRET);
     const verbose = makeEngine({ logParams: true });
     try {
-      const logged = (await verbose.execute(bad).rowsAffected().catch((e: unknown) => e)) as QueryError;
+      const logged = (await verbose
+        .execute(bad)
+        .rowsAffected()
+        .catch((e: unknown) => e)) as QueryError;
       expect(logged.params).toContain(SECRET);
     } finally {
       await verbose.close();

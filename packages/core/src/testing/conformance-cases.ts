@@ -43,7 +43,15 @@ export const conformanceCases = {
       await engine.execute(deleteFrom(ConformanceJob).allRows()).rowsAffected();
       expect(await engine.execute(query).rowsAffected()).toBe(4);
       const row = await engine.execute(job(NEW_ID)).one();
-      expect(row).toEqual({ id: NEW_ID, consumer: "sms", idempotencyKey: null, status: "failed", attempts: 0, nextAttemptAt: T1, updatedAt: null });
+      expect(row).toEqual({
+        id: NEW_ID,
+        consumer: "sms",
+        idempotencyKey: null,
+        status: "failed",
+        attempts: 0,
+        nextAttemptAt: T1,
+        updatedAt: null,
+      });
     },
   },
   "insert.returning": {
@@ -72,7 +80,9 @@ export const conformanceCases = {
   "select.operators": {
     build: () =>
       select(ConformanceJob, ["id"])
-        .where(or({ status: { in: ["sending", "sent"] } }, and({ idempotencyKey: { isNull: true } }, not({ attempts: { between: [0, 1] } }))))
+        .where(
+          or({ status: { in: ["sending", "sent"] } }, and({ idempotencyKey: { isNull: true } }, not({ attempts: { between: [0, 1] } }))),
+        )
         .orderBy("id"),
     check: async (engine, query) => {
       expect(idsOf((await rowsOf(engine, query)) as { id: string }[])).toEqual([JOB_IDS[1], JOB_IDS[2]]);
@@ -87,7 +97,12 @@ export const conformanceCases = {
   "select.likeEscape": {
     build: () => select(ConformanceJob, ["consumer"]).where({ consumer: { like: "a\\_b\\%" } }),
     check: async (engine, query) => {
-      const rows = ["a_b%", "axb%", "a_bz", "A_B%"].map((consumer, i) => ({ ...duplicateOfFirst, id: `30000000-0000-4000-8000-00000000000${i}`, consumer, idempotencyKey: null }));
+      const rows = ["a_b%", "axb%", "a_bz", "A_B%"].map((consumer, i) => ({
+        ...duplicateOfFirst,
+        id: `30000000-0000-4000-8000-00000000000${i}`,
+        consumer,
+        idempotencyKey: null,
+      }));
       await engine.execute(insert(ConformanceJob).values(rows)).rowsAffected();
       // A backslash escapes % and _ on every dialect; case sensitivity of LIKE itself is the dialect's.
       const found = ((await rowsOf(engine, query)) as { consumer: string }[]).map((r) => r.consumer);
@@ -161,7 +176,10 @@ export const conformanceCases = {
     },
   },
   "update.template": {
-    build: () => update(ConformanceJob).set({ attempts: sql.expr`attempts + ${5}` }).where({ id: JOB_IDS[1] }),
+    build: () =>
+      update(ConformanceJob)
+        .set({ attempts: sql.expr`attempts + ${5}` })
+        .where({ id: JOB_IDS[1] }),
     check: async (engine, query) => {
       expect(await engine.execute(query).rowsAffected()).toBe(1);
       expect((await engine.execute(job(JOB_IDS[1])).one()).attempts).toBe(7);
@@ -227,14 +245,20 @@ export const conformanceCases = {
     },
   },
   "insert.ignoreDuplicates": {
-    build: () => insert(ConformanceJob).values({ ...duplicateOfFirst, id: JOB_IDS[0], idempotencyKey: "other" }).ignoreDuplicates(),
+    build: () =>
+      insert(ConformanceJob)
+        .values({ ...duplicateOfFirst, id: JOB_IDS[0], idempotencyKey: "other" })
+        .ignoreDuplicates(),
     check: async (engine, query) => {
       expect(await engine.execute(query).rowsAffected()).toBe(0);
       expect((await engine.execute(job(JOB_IDS[0])).one()).idempotencyKey).toBe("k1");
     },
   },
   "insert.onDuplicateKeyUpdate": {
-    build: () => insert(ConformanceJob).values({ ...duplicateOfFirst, id: JOB_IDS[0] }).onDuplicateKeyUpdate({ status: "failed" }),
+    build: () =>
+      insert(ConformanceJob)
+        .values({ ...duplicateOfFirst, id: JOB_IDS[0] })
+        .onDuplicateKeyUpdate({ status: "failed" }),
     check: async (engine, query) => {
       await engine.execute(query).rowsAffected();
       expect((await engine.execute(job(JOB_IDS[0])).one()).status).toBe("failed");

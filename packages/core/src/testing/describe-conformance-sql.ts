@@ -1,6 +1,6 @@
 import type { Engine } from "../engine/engine.js";
-import { conformanceCases } from "./conformance-cases.js";
 import type { ConformanceCaseId } from "./conformance-cases.js";
+import { conformanceCases } from "./conformance-cases.js";
 import type { ExpectedStatement } from "./run-conformance-suite.js";
 
 /**

@@ -3,12 +3,12 @@ import { deleteFrom } from "../builder/delete-builder.js";
 import { insert } from "../builder/insert-builder.js";
 import { select } from "../builder/select-builder.js";
 import type { Dialect } from "../dialect/dialect.js";
-import { createEngine } from "../engine/engine.js";
 import type { Engine, EngineOptions } from "../engine/engine.js";
+import { createEngine } from "../engine/engine.js";
 import { UnsupportedFeatureError } from "../errors.js";
 import { behaviourTests } from "./conformance-behaviour.js";
-import { conformanceCases, seedJobs } from "./conformance-cases.js";
 import type { ConformanceCase, ConformanceCaseId } from "./conformance-cases.js";
+import { conformanceCases, seedJobs } from "./conformance-cases.js";
 import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
 
 /** What a dialect compiles a case to, or the feature it refuses (a substring of UnsupportedFeatureError.feature). */
@@ -88,9 +88,7 @@ async function expectRefused(engine: Engine, testCase: ConformanceCase, feature:
   // Nothing reaches the server: executing it fails the same way and the table is unchanged.
   const snapshot = () => engine.execute(select(ConformanceJob).orderBy("id")).all();
   const before = await snapshot();
-  const executed = await engine
-    .transaction(async (tx) => tx.execute(testCase.build()).all())
-    .catch((e: unknown) => e);
+  const executed = await engine.transaction(async (tx) => tx.execute(testCase.build()).all()).catch((e: unknown) => e);
   expect(UnsupportedFeatureError.isInstance(executed)).toBe(true);
   expect(await snapshot()).toEqual(before);
 }

@@ -1,8 +1,8 @@
+import type { Condition } from "../builder/condition.js";
+import type { Subquery } from "../builder/subquery.js";
 import type { Expression } from "../expression/expression.js";
 import type { Column } from "../schema/column.js";
 import type { Model, ModelClass } from "../schema/model.js";
-import type { Condition } from "../builder/condition.js";
-import type { Subquery } from "../builder/subquery.js";
 
 export type Simplify<T> = { [K in keyof T]: T[K] } & {};
 

@@ -1,4 +1,4 @@
-import { Model, column, uniqueIndex } from "../../src/index.js";
+import { column, Model, uniqueIndex } from "../../src/index.js";
 
 /** The guide's model, verbatim (no `override` on the statics). */
 export class Outbound extends Model {

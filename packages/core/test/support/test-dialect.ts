@@ -1,5 +1,5 @@
-import { DIALECT_CONTRACT_VERSION, SqlCompiler, createEngine, defineCapabilities } from "../../src/index.js";
 import type { ColumnMeta, DdlHooks, Dialect, DialectCapabilities, Driver, Engine } from "../../src/index.js";
+import { createEngine, DIALECT_CONTRACT_VERSION, defineCapabilities, SqlCompiler } from "../../src/index.js";
 
 /** Every capability on: the base compiler's full SQL, with `?` placeholders. */
 export const fullCapabilities = defineCapabilities({
