@@ -111,7 +111,8 @@ describe.each(serverKits)("$name: backends killed", (kit) => {
         workerEngine,
         Job,
         async (job) => {
-          await sleep(5);
+          // Slow enough (≥ 1.25 s for the queue at 40 in flight) that the kill rounds land mid-drain.
+          await sleep(25);
           deliveries.set(job.id, (deliveries.get(job.id) ?? 0) + 1);
         },
         {
