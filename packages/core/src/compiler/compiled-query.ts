@@ -1,5 +1,6 @@
 import type { StatementNode } from "../ast/statement-node.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
+import type { TableMeta } from "../schema/table-meta.js";
 
 /** A statement ready for a driver. `columns` is the shape of returned rows (absent for raw SQL). */
 export interface CompiledQuery {
@@ -18,4 +19,26 @@ export interface CompileContext {
   readonly qualify: boolean;
   /** The statement's table, for `sql.ref()` / `sql.excluded()`. */
   readonly table: { readonly name: string; readonly byField: ReadonlyMap<string, ColumnMeta> } | undefined;
+}
+
+export function newContext(inline: boolean, table: TableMeta | undefined): CompileContext {
+  return { params: [], inline, qualify: false, table };
+}
+
+export function tableOf(node: StatementNode): TableMeta | undefined {
+  return node.kind === "rawStatement" ? undefined : node.table;
+}
+
+/** The shape of the rows a statement returns: its projection or RETURNING list (none for raw SQL). */
+export function resultColumns(node: StatementNode): readonly ColumnMeta[] | undefined {
+  switch (node.kind) {
+    case "select":
+      return node.columns;
+    case "insert":
+    case "update":
+    case "delete":
+      return node.returning;
+    default:
+      return undefined;
+  }
 }

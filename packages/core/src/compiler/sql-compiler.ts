@@ -16,12 +16,12 @@ import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { textProblem, valueTextProblem } from "./check-text.js";
+import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery } from "./compiled-query.js";
+import { newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { compileCreateIndex, compileCreateTable } from "./ddl.js";
 import { formatLiteral } from "./format-literal.js";
 
-/** Statements remembered strongly after their first compilation (see SqlCompiler#recent). */
-const RECENT_COMPILED = 4;
 /** Distinct VALUES grid sizes kept; a program uses a handful. */
 const MAX_VALUES_TEXTS = 64;
 
@@ -38,16 +38,7 @@ export interface BeginOptions {
 export abstract class SqlCompiler {
   readonly dialectName: string;
   readonly capabilities: DialectCapabilities;
-  /** Statements compiled more than once (reused builders), by node. */
-  readonly #cache = new WeakMap<StatementNode, CompiledQuery>();
-  /**
-   * The last few statements compiled, held strongly as [node, compiled] pairs. A statement is moved
-   * into #cache only when it is compiled a second time: putting every fresh statement into the
-   * WeakMap cost the garbage collector more than compiling it (ephemerons), and most statements are
-   * built, run once and dropped.
-   */
-  readonly #recent: unknown[] = new Array(RECENT_COMPILED * 2).fill(undefined);
-  #recentNext = 0;
+  readonly #compiled = new CompiledCache();
   /** VALUES texts of all-parameter grids, per start:rows:width (see valuesRows). */
   readonly #valuesTexts = new Map<string, string>();
   /** Table and column names, quoted once: they come from model metadata, so the set is bounded. */
@@ -134,16 +125,8 @@ export abstract class SqlCompiler {
 
   // ---- entry point ------------------------------------------------------------------------
   compile(node: StatementNode): CompiledQuery {
-    const cached = this.#cache.get(node);
+    const cached = this.#compiled.get(node);
     if (cached) return cached;
-    const recent = this.#recent;
-    for (let i = 0; i < recent.length; i += 2) {
-      if (recent[i] === node) {
-        const again = recent[i + 1] as CompiledQuery;
-        this.#cache.set(node, again);
-        return again;
-      }
-    }
     const ctx = newContext(node.kind === "createTable" || node.kind === "createIndex", tableOf(node));
     const sql = this.statement(node, ctx);
     const problem = textProblem(sql, false);
@@ -162,9 +145,7 @@ export abstract class SqlCompiler {
       kind: node.kind,
       columns: resultColumns(node),
     });
-    recent[this.#recentNext] = node;
-    recent[this.#recentNext + 1] = compiled;
-    this.#recentNext = (this.#recentNext + 2) % recent.length;
+    this.#compiled.remember(node, compiled);
     return compiled;
   }
 
@@ -474,27 +455,6 @@ export abstract class SqlCompiler {
     const column = ctx.table?.byField.get(field);
     if (!column) throw new ValidationError(`${what}("${field}"): no such field on the statement's table`);
     return column;
-  }
-}
-
-function newContext(inline: boolean, table: TableMeta | undefined): CompileContext {
-  return { params: [], inline, qualify: false, table };
-}
-
-function tableOf(node: StatementNode): TableMeta | undefined {
-  return node.kind === "rawStatement" ? undefined : node.table;
-}
-
-function resultColumns(node: StatementNode): readonly ColumnMeta[] | undefined {
-  switch (node.kind) {
-    case "select":
-      return node.columns;
-    case "insert":
-    case "update":
-    case "delete":
-      return node.returning;
-    default:
-      return undefined;
   }
 }
 
