@@ -17,6 +17,7 @@ import {
   update,
   ValidationError,
 } from "../src/index.js";
+import { hostileStrings } from "../src/testing/hostile-strings.js";
 import { fullCapabilities, testEngine } from "./support/test-dialect.js";
 
 /**
@@ -32,52 +33,7 @@ const run = (property: fc.IProperty<any>, numRuns = RUNS) => fc.assert(property,
 const strict = testEngine(fullCapabilities);
 const nulTolerant = testEngine(defineCapabilities({ ...fullCapabilities, nulInText: true }));
 
-const NASTY = [
-  "'",
-  "''",
-  '"',
-  '""',
-  "`",
-  "\\",
-  "\\'",
-  "\\\\",
-  "$1",
-  "$2",
-  "$$",
-  "$tag$",
-  "?",
-  "??",
-  ":name",
-  "@p",
-  "%",
-  "_",
-  "\\%",
-  "--",
-  ";",
-  "/*",
-  "*/",
-  "#",
-  "\n",
-  "\r\n",
-  "\t",
-  "\u2028",
-  "\u0085",
-  "\u00a0",
-  "\ufeff",
-  "\ufffd",
-  "\uffff",
-  "é",
-  "e\u0301",
-  "😀",
-  "👨‍👩‍👧",
-  "\u{10ffff}",
-  "' OR '1'='1",
-  "'; DROP TABLE docs; --",
-  '"; DROP TABLE docs; --',
-  "E'\\x27'",
-  "N'x'",
-  "0x27",
-];
+const NASTY = hostileStrings;
 
 /** Well-formed strings made for trouble: SQL metacharacters, placeholders, astral and combining characters. */
 const hostileString = (nul: boolean) =>

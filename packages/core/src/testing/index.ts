@@ -3,5 +3,6 @@ export { conformanceCases, seedJobs } from "./conformance-cases.js";
 export { ConformanceJob, ConformanceValue, JOB_IDS, T0, T1 } from "./conformance-models.js";
 /** Print what a dialect compiles every case to: the starting point for a new dialect's expectations. */
 export { describeConformanceSql } from "./describe-conformance-sql.js";
+export { hostileStrings } from "./hostile-strings.js";
 export type { ConformanceTarget, ExpectedStatement } from "./run-conformance-suite.js";
 export { runConformanceSuite } from "./run-conformance-suite.js";
