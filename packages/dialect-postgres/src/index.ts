@@ -5,5 +5,6 @@ registerDialect(postgresDialect);
 
 export { PostgresCompiler } from "./postgres-compiler.js";
 export { classifyPostgresError, postgresCapabilities, postgresDialect } from "./postgres-dialect.js";
+export type { PostgresDriverOptions } from "./postgres-driver.js";
 export { PostgresDriver } from "./postgres-driver.js";
 export default postgresDialect;

@@ -1,23 +1,44 @@
 import pg from "pg";
 import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
+import { ValidationError } from "tempest-db-js";
 import { postgresTypeParsers } from "./postgres-types.js";
+import { isStalePlan, PreparedStatements } from "./prepared-statements.js";
+
+/** Options accepted through `createEngine(url, { driver: { ... } })`; any other key goes to `pg.Pool`. */
+export interface PostgresDriverOptions {
+  /**
+   * Run repeated statements as named prepared statements (default true): the server parses and
+   * plans them once per connection. Turn off behind a pooler that cannot keep them (PgBouncer in
+   * transaction mode before 1.21).
+   */
+  readonly preparedStatements?: boolean;
+  /** Prepared statements kept per connection, least recently used deallocated first (default 100). */
+  readonly statementCacheSize?: number;
+}
 
 class PostgresConnection implements DriverConnection {
   readonly #client: pg.PoolClient;
+  readonly #prepared: PreparedStatements | undefined;
 
-  constructor(client: pg.PoolClient) {
+  constructor(client: pg.PoolClient, prepared: PreparedStatements | undefined) {
     this.#client = client;
+    this.#prepared = prepared;
   }
 
   /** pg's promise, mapped: no async frame of its own (one promise and tick fewer per statement). */
   query(query: DriverQuery): Promise<DriverResult> {
     const values = query.params as unknown[];
     try {
+      // Statements without parameters (BEGIN, COMMIT, DDL) take the simple protocol: one message.
+      const name = this.#prepared && values.length > 0 ? this.#prepared.nameFor(this.#client, query.sql) : undefined;
+      const config: pg.QueryConfig = name === undefined ? { text: query.sql, values } : { name, text: query.sql, values };
       const pending: Promise<pg.QueryResult | pg.QueryArrayResult> =
-        query.rowMode === "array"
-          ? this.#client.query({ text: query.sql, values, rowMode: "array" })
-          : this.#client.query({ text: query.sql, values });
-      return pending.then(toDriverResult);
+        query.rowMode === "array" ? this.#client.query({ ...config, rowMode: "array" }) : this.#client.query(config);
+      if (name === undefined) return pending.then(toDriverResult);
+      return pending.then(toDriverResult, (error: unknown) => {
+        if (isStalePlan(error)) this.#prepared?.rename(query.sql);
+        throw error;
+      });
     } catch (error) {
       return Promise.reject(error);
     }
@@ -36,36 +57,43 @@ function toDriverResult(result: pg.QueryResult | pg.QueryArrayResult): DriverRes
 
 const guarded = new WeakSet<pg.PoolClient>();
 
-function lend(client: pg.PoolClient): DriverConnection {
+function lend(client: pg.PoolClient, prepared: PreparedStatements | undefined): DriverConnection {
   // A checked-out client whose backend dies emits 'error'; the failing query already reports it,
   // so the event only needs a listener (without one Node crashes the process).
   if (!guarded.has(client)) {
     guarded.add(client);
     client.on("error", () => {});
   }
-  return new PostgresConnection(client);
+  return new PostgresConnection(client, prepared);
 }
 
 /** A pg.Pool. Idle clients that die (server restart, pg_terminate_backend) are dropped, never thrown. */
 export class PostgresDriver implements Driver {
   readonly #pool: pg.Pool;
   readonly #config: DriverConfig;
+  readonly #poolOptions: Readonly<Record<string, unknown>>;
+  readonly #prepared: PreparedStatements | undefined;
+  readonly #lend = (client: pg.PoolClient) => lend(client, this.#prepared);
 
   constructor(config: DriverConfig) {
     this.#config = config;
+    const { preparedStatements, statementCacheSize, ...poolOptions } = config.options;
+    const options = readOptions({ preparedStatements, statementCacheSize });
+    this.#poolOptions = poolOptions;
+    this.#prepared = options.preparedStatements === false ? undefined : new PreparedStatements(options.statementCacheSize ?? 100);
     this.#pool = new pg.Pool({
       connectionString: config.url,
       max: config.poolSize,
       types: postgresTypeParsers,
       ...(config.statementTimeoutMs === undefined ? {} : { statement_timeout: config.statementTimeoutMs }),
-      ...config.options,
+      ...poolOptions,
     });
     this.#pool.on("error", () => {});
   }
 
   acquire(): Promise<DriverConnection> {
     try {
-      return this.#pool.connect().then(lend);
+      return this.#pool.connect().then(this.#lend);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -77,7 +105,7 @@ export class PostgresDriver implements Driver {
 
   /** LISTEN on a dedicated connection outside the pool, so that it never holds a pooled one. */
   async listen(channel: string, onMessage: (payload: string) => void, onError: (error: unknown) => void): Promise<() => Promise<void>> {
-    const client = new pg.Client({ connectionString: this.#config.url, ...this.#config.options });
+    const client = new pg.Client({ connectionString: this.#config.url, ...this.#poolOptions });
     client.on("error", onError);
     client.on("notification", (message) => {
       if (message.channel === channel) onMessage(message.payload ?? "");
@@ -88,4 +116,15 @@ export class PostgresDriver implements Driver {
       await client.end().catch(() => {});
     };
   }
+}
+
+function readOptions(options: { preparedStatements: unknown; statementCacheSize: unknown }): PostgresDriverOptions {
+  const { preparedStatements, statementCacheSize } = options;
+  if (preparedStatements !== undefined && typeof preparedStatements !== "boolean") {
+    throw new ValidationError(`preparedStatements must be true or false, got ${String(preparedStatements)}`);
+  }
+  if (statementCacheSize !== undefined && !(Number.isSafeInteger(statementCacheSize) && (statementCacheSize as number) >= 1)) {
+    throw new ValidationError(`statementCacheSize must be a positive integer, got ${String(statementCacheSize)}`);
+  }
+  return { preparedStatements, statementCacheSize: statementCacheSize as number | undefined };
 }

@@ -1,0 +1,92 @@
+import type pg from "pg";
+
+/** Distinct SQL texts remembered as "seen once" before the set is cleared. */
+const SEEN_LIMIT = 1000;
+
+/** pg's per-connection record of the statements it has parsed (internal, checked before use). */
+interface ParsedStatements {
+  parsedStatements?: Record<string, string>;
+}
+
+/**
+ * Which statements run as named (server-side) prepared statements, and on which connections.
+ *
+ * - A SQL text gets a name the second time the driver sees it, so one-off statements are never
+ *   prepared. Names come from a counter and are never reused for another text.
+ * - Each connection keeps at most `perConnection` of them, least recently used dropped first with a
+ *   `DEALLOCATE`, so the server's memory per connection stays bounded.
+ * - When the server says a prepared plan went stale (a table was dropped and recreated with other
+ *   types: "cached plan must not change result type"), that statement fails once, as it would on
+ *   any driver that prepares, and the text gets a new name, so the next run prepares it afresh.
+ */
+export class PreparedStatements {
+  readonly perConnection: number;
+  readonly #names = new Map<string, string>();
+  readonly #seen = new Set<string>();
+  readonly #byClient = new WeakMap<pg.PoolClient, Map<string, true>>();
+  #next = 0;
+
+  constructor(perConnection: number) {
+    this.perConnection = perConnection;
+  }
+
+  /** The name to run `sql` under on `client`, or undefined to run it unnamed. */
+  nameFor(client: pg.PoolClient, sql: string): string | undefined {
+    let name = this.#names.get(sql);
+    if (name === undefined) {
+      if (!this.#seen.has(sql)) {
+        if (this.#seen.size >= SEEN_LIMIT) this.#seen.clear();
+        this.#seen.add(sql);
+        return undefined;
+      }
+      this.#seen.delete(sql);
+      name = `tempest_${++this.#next}`;
+      // The name table is bounded like the connections' caches; a dropped text gets a new name later.
+      if (this.#names.size >= this.perConnection * 4) {
+        const oldest = this.#names.keys().next().value;
+        if (oldest !== undefined) this.#names.delete(oldest);
+      }
+      this.#names.set(sql, name);
+    }
+    let held = this.#byClient.get(client);
+    if (!held) {
+      held = new Map();
+      this.#byClient.set(client, held);
+    }
+    if (held.has(name)) {
+      // Most recently used last.
+      held.delete(name);
+      held.set(name, true);
+      return name;
+    }
+    const parsed = (client as unknown as { connection?: ParsedStatements }).connection?.parsedStatements;
+    if (held.size >= this.perConnection) {
+      // Without pg's record of parsed statements an evicted name could not be prepared again: stop naming.
+      if (typeof parsed !== "object" || parsed === null) return undefined;
+      const oldest = held.keys().next().value as string;
+      held.delete(oldest);
+      delete parsed[oldest];
+      // Queued on the client before the statement that follows, so the server drops it first.
+      client.query(`DEALLOCATE "${oldest}"`).catch(() => {});
+    }
+    held.set(name, true);
+    return name;
+  }
+
+  /**
+   * The server refused `sql`'s prepared statement (its plan went stale, or the name is not what pg
+   * believes): give the text a fresh name, prepared on first use. The old name stays in the
+   * connections' caches until it is evicted like any other.
+   */
+  rename(sql: string): void {
+    if (this.#names.delete(sql)) this.#seen.add(sql);
+  }
+}
+
+/** The server errors that mean a prepared statement must be parsed again, under a new name. */
+export function isStalePlan(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown };
+  // 26000: no such prepared statement; 42P05: the name already exists (a DEALLOCATE failed).
+  if (e?.code === "26000" || e?.code === "42P05") return true;
+  return e?.code === "0A000" && typeof e.message === "string" && /cached plan must not change result type/.test(e.message);
+}
