@@ -200,6 +200,27 @@ describe("NUL and lone surrogates", () => {
     }
   });
 
+  test("such SQL text is refused where it enters, when the statement is built: sql.raw, sql.expr, model names", () => {
+    expect(() => sql.raw("1 = 1\0 AND label = 'x'")).toThrow(/The SQL text of sql.raw contains NUL/);
+    expect(() => sql.raw("label = '\ud800'")).toThrow(/The SQL text of sql.raw contains a lone UTF-16 surrogate/);
+    expect(() => sql.expr`label = ${"x"}\0`).toThrow(/The SQL text of an sql.expr template contains NUL/);
+    // A forged template array is checked on every call: it could be changed after the first.
+    const forged = Object.assign(["label = ", ""], { raw: ["label = ", ""] });
+    expect(() => sql.expr(forged as unknown as TemplateStringsArray, "x")).not.toThrow();
+    forged[1] = "\0";
+    expect(() => sql.expr(forged as unknown as TemplateStringsArray, "x")).toThrow(ValidationError);
+    class BadTable extends Model {
+      static tablename = "docs\0; DROP TABLE docs";
+      id = column.integer().primaryKey();
+    }
+    class BadColumn extends Model {
+      static tablename = "docs";
+      id = column.integer().primaryKey().name("id\ud800");
+    }
+    expect(() => select(BadTable)).toThrow(/BadTable.tablename .* contains NUL/);
+    expect(() => select(BadColumn)).toThrow(/BadColumn.id's column name .* lone UTF-16 surrogate/);
+  });
+
   test("well-formed astral characters and surrogate pairs pass untouched", () => {
     const v = "😀👨‍👩‍👧\u{10ffff}\u{1d11e}";
     expect(strict.compile(select(Doc).where({ label: v })).params).toEqual([v]);
@@ -507,6 +528,15 @@ describe("lengths and keys", () => {
         expect(() => update(Doc).set({ code: `${v}${"😀".repeat(8)}` })).toThrow(/at most 8 characters/);
       }),
     );
+  });
+
+  test("holes in sparse arrays are refused as undefined, never skipped", () => {
+    const loose = (value: unknown) => value as never;
+    /** An array of `length` with values only at the given indexes: the others are holes. */
+    const sparse = (length: number, values: Record<number, unknown>) => Object.assign(new Array(length), values);
+    expect(() => select(Doc).where(loose({ count: { in: sparse(3, { 0: 1, 2: 2 }) } }))).toThrow(/count\.in\[1\].*undefined/);
+    expect(() => select(Doc).where(loose({ count: { between: sparse(2, { 1: 2 }) } }))).toThrow(ValidationError);
+    expect(() => insert(Doc).values(loose(sparse(3, { 0: { id: 1 }, 2: { id: 2 } })))).toThrow(/row 1 is undefined, not an object/);
   });
 
   test("symbol or non-enumerable keys in where, set, values and JSON are refused, not silently dropped", () => {

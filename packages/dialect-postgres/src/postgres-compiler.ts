@@ -63,7 +63,7 @@ export class PostgresCompiler extends SqlCompiler implements DdlHooks {
   override inSubquery(node: InSubquery, ctx: CompileContext): string {
     const select = node.subquery.select;
     if (select.lock === undefined && select.limit === undefined) return super.inSubquery(node, ctx);
-    const inner = this.select(select, { ...ctx, qualify: false });
+    const inner = this.select(select, this.unqualified(ctx));
     const test = `${this.column(node.column, ctx)} = ANY(ARRAY(${inner}))`;
     return node.negated ? `NOT (${test})` : test;
   }

@@ -5,6 +5,7 @@ import { tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
+import { FROZEN } from "./frozen-node.js";
 import { andConditions, resolveFields } from "./resolve-fields.js";
 import { isTrivial, resolveWhere } from "./resolve-where.js";
 
@@ -17,24 +18,25 @@ export class DeleteBuilder<I extends Model, R> implements Executable<R> {
     markExecutable(this.prototype);
   }
 
-  constructor(node: DeleteNode) {
-    this.#node = Object.freeze(node);
+  /** Builders come from the statement functions; a node passed in from elsewhere is frozen here. */
+  constructor(node: DeleteNode, trusted?: typeof FROZEN) {
+    this.#node = trusted === FROZEN ? node : Object.freeze(node);
   }
 
   where(condition: WhereArg<I>): DeleteBuilder<I, R> {
     const resolved = resolveWhere(this.#node.table, condition, `deleteFrom(${this.#node.table.model.name}).where`);
-    return new DeleteBuilder({ ...this.#node, where: andConditions(this.#node.where, resolved) });
+    return new DeleteBuilder(withDelete(this.#node, { where: andConditions(this.#node.where, resolved) }), FROZEN);
   }
 
   /** Opt in to deleting every row: without it a delete with no where is refused. */
   allRows(): DeleteBuilder<I, R> {
-    return new DeleteBuilder({ ...this.#node, allRows: true });
+    return new DeleteBuilder(withDelete(this.#node, { allRows: true }), FROZEN);
   }
 
   returning(): DeleteBuilder<I, RowOf<I>>;
   returning<const K extends readonly FieldOf<I>[]>(fields: K): DeleteBuilder<I, Simplify<Pick<RowOf<I>, K[number]>>>;
   returning(fields?: readonly string[]): DeleteBuilder<I, unknown> {
-    return new DeleteBuilder({ ...this.#node, returning: resolveFields(this.#node.table, fields, "returning") });
+    return new DeleteBuilder(withDelete(this.#node, { returning: resolveFields(this.#node.table, fields, "returning") }), FROZEN);
   }
 
   toNode(): StatementNode {
@@ -47,7 +49,21 @@ export class DeleteBuilder<I extends Model, R> implements Executable<R> {
   }
 }
 
+/** A changed copy, field by field (see withSelect); no field is ever reset to undefined. */
+function withDelete(node: DeleteNode, change: Partial<DeleteNode>): DeleteNode {
+  return Object.freeze({
+    kind: "delete",
+    table: node.table,
+    where: change.where ?? node.where,
+    allRows: change.allRows ?? node.allRows,
+    returning: change.returning ?? node.returning,
+  });
+}
+
 /** `delete` is a reserved word, hence `deleteFrom`. */
 export function deleteFrom<M extends ModelClass>(model: M): DeleteBuilder<InstanceType<M>, never> {
-  return new DeleteBuilder({ kind: "delete", table: tableMeta(model), where: undefined, allRows: false, returning: undefined });
+  return new DeleteBuilder(
+    Object.freeze({ kind: "delete", table: tableMeta(model), where: undefined, allRows: false, returning: undefined }),
+    FROZEN,
+  );
 }

@@ -11,6 +11,7 @@ import { tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, InsertOf, RowOf, SetOf, Simplify, WhereArg } from "../types/model-types.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
+import { FROZEN } from "./frozen-node.js";
 import { resolveFields } from "./resolve-fields.js";
 import { fieldNames, isPlainRecord, resolveSet } from "./resolve-set.js";
 import { resolveValue } from "./resolve-value.js";
@@ -38,20 +39,21 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
     markExecutable(this.prototype);
   }
 
-  constructor(node: InsertNode) {
-    this.#node = Object.freeze(node);
+  /** Builders come from the statement functions; a node passed in from elsewhere is frozen here. */
+  constructor(node: InsertNode, trusted?: typeof FROZEN) {
+    this.#node = trusted === FROZEN ? node : Object.freeze(node);
   }
 
   /** One row or several. Fields omitted everywhere get the database default. */
   values(rows: InsertOf<I> | readonly InsertOf<I>[]): InsertBuilder<I, R> {
     const { columns, values } = resolveRows(this.#node.table, rows);
-    return new InsertBuilder({ ...this.#node, columns, rows: values });
+    return new InsertBuilder(withInsert(this.#node, { columns, rows: values }), FROZEN);
   }
 
   returning(): InsertBuilder<I, RowOf<I>>;
   returning<const K extends readonly FieldOf<I>[]>(fields: K): InsertBuilder<I, Simplify<Pick<RowOf<I>, K[number]>>>;
   returning(fields?: readonly string[]): InsertBuilder<I, unknown> {
-    return new InsertBuilder({ ...this.#node, returning: resolveFields(this.#node.table, fields, "returning") });
+    return new InsertBuilder(withInsert(this.#node, { returning: resolveFields(this.#node.table, fields, "returning") }), FROZEN);
   }
 
   /** Skip rows that collide on `target` (a unique index; repeat a partial index's predicate in `where`). */
@@ -103,7 +105,7 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
 
   #conflict(conflict: ConflictClause): InsertBuilder<I, R> {
     if (this.#node.conflict) throw new ValidationError("insert: only one conflict clause per statement");
-    return new InsertBuilder({ ...this.#node, conflict: Object.freeze(conflict) });
+    return new InsertBuilder(withInsert(this.#node, { conflict: Object.freeze(conflict) }), FROZEN);
   }
 
   #target(fields: readonly string[], where: string, required: boolean): readonly ColumnMeta[] {
@@ -124,7 +126,9 @@ function resolveRows(table: TableMeta, input: unknown): { columns: readonly Colu
   const rows = Array.isArray(input) ? input : [input];
   if (rows.length === 0) throw new ValidationError(`insert(${table.model.name}).values: no rows`);
   const present = new Set<string>();
-  rows.forEach((row, i) => {
+  // Index loops, not forEach/map: a hole in a sparse array is a row that is not an object, refused.
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
     if (!isPlainRecord(row)) throw new ValidationError(`insert(${table.model.name}).values: row ${i} is ${describe(row)}, not an object`);
     for (const field of rowFieldNames(row, table, i)) {
       if (!table.byField.has(field)) throw new ValidationError(`insert(${table.model.name}).values: row ${i}: no field "${field}"`);
@@ -133,7 +137,7 @@ function resolveRows(table: TableMeta, input: unknown): { columns: readonly Colu
       }
       present.add(field);
     }
-  });
+  }
   const columns = table.columns.filter((c) => present.has(c.field) || c.default?.kind === "random");
   const values = rows.map((row: Record<string, unknown>, i) =>
     Object.freeze(columns.map((column) => cellFor(column, row[column.field], table, i))),
@@ -177,13 +181,23 @@ function valueFor(column: ColumnMeta, value: unknown, where: string): ValueNode 
   return paramNode(null, column);
 }
 
-export function insert<M extends ModelClass>(model: M): InsertBuilder<InstanceType<M>, never> {
-  return new InsertBuilder({
+/** A changed copy, field by field (see withSelect); no field is ever reset to undefined. */
+function withInsert(node: InsertNode, change: Partial<InsertNode>): InsertNode {
+  return Object.freeze({
     kind: "insert",
-    table: tableMeta(model),
-    columns: Object.freeze([]),
-    rows: Object.freeze([]),
-    conflict: undefined,
-    returning: undefined,
+    table: node.table,
+    columns: change.columns ?? node.columns,
+    rows: change.rows ?? node.rows,
+    conflict: change.conflict ?? node.conflict,
+    returning: change.returning ?? node.returning,
   });
+}
+
+const NONE: readonly never[] = Object.freeze([]);
+
+export function insert<M extends ModelClass>(model: M): InsertBuilder<InstanceType<M>, never> {
+  return new InsertBuilder(
+    Object.freeze({ kind: "insert", table: tableMeta(model), columns: NONE, rows: NONE, conflict: undefined, returning: undefined }),
+    FROZEN,
+  );
 }

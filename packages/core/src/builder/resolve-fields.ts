@@ -20,7 +20,12 @@ export function resolveFields(table: TableMeta, fields: readonly string[] | unde
   }
   let byKey = projections.get(table);
   // NUL separates the names in the key; a name holding one is no field, and is left to columnOf to refuse.
-  const key = fields.every((f) => typeof f === "string" && !f.includes("\0")) ? fields.join("\0") : undefined;
+  const key =
+    fields.length === 1 && typeof fields[0] === "string" && !fields[0].includes("\0")
+      ? fields[0]
+      : fields.every((f) => typeof f === "string" && !f.includes("\0"))
+        ? fields.join("\0")
+        : undefined;
   const cached = key === undefined ? undefined : byKey?.get(key);
   if (cached) return cached;
   const seen = new Set<string>();

@@ -35,7 +35,7 @@ export function resolveSet(table: TableMeta, input: unknown, where: string): Ass
     const value = input[field];
     const node = expressionNode(value);
     if (node?.kind === "excluded") columnOf(table, node.field, `${where}: sql.excluded`);
-    assignments.push(Object.freeze({ column, value: resolveValue(column, value, `${where}`) }));
+    assignments.push(Object.freeze({ column, value: node ?? resolveValue(column, value, where) }));
   }
   return assignments;
 }

@@ -1,4 +1,5 @@
 import type { CompareOperator, ConditionNode } from "../ast/condition-node.js";
+import type { ValueNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import { expressionNode } from "../expression/expression.js";
@@ -112,7 +113,10 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
         throw new ValidationError(`${at}: expects an array or select(...).asSubquery(field), got ${describe(operand)}`);
       }
       if (operand.length === 0) return negated ? TRUE : FALSE;
-      const values = Object.freeze(operand.map((v, i) => resolveValue(column, v, `${at}[${i}]`, false)));
+      // An index loop, not map: a hole in a sparse array is undefined, and refused, instead of skipped.
+      const values: ValueNode[] = new Array(operand.length);
+      for (let i = 0; i < operand.length; i++) values[i] = resolveValue(column, operand[i], `${at}[${i}]`, false);
+      Object.freeze(values);
       return Object.freeze({ kind: "inList", column, negated, values });
     }
     case "between": {

@@ -5,6 +5,7 @@ import { tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, RowOf, SetOf, Simplify, WhereArg } from "../types/model-types.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
+import { FROZEN } from "./frozen-node.js";
 import { andConditions, resolveFields } from "./resolve-fields.js";
 import { mergeAssignments, resolveSet } from "./resolve-set.js";
 import { isTrivial, resolveWhere } from "./resolve-where.js";
@@ -18,30 +19,31 @@ export class UpdateBuilder<I extends Model, R> implements Executable<R> {
     markExecutable(this.prototype);
   }
 
-  constructor(node: UpdateNode) {
-    this.#node = Object.freeze(node);
+  /** Builders come from the statement functions; a node passed in from elsewhere is frozen here. */
+  constructor(node: UpdateNode, trusted?: typeof FROZEN) {
+    this.#node = trusted === FROZEN ? node : Object.freeze(node);
   }
 
   /** Values or expressions (`sql.raw`, `sql.expr`, `sql.now()`); any other object is a ValidationError. */
   set(values: SetOf<I>): UpdateBuilder<I, R> {
     const assignments = resolveSet(this.#node.table, values, `update(${this.#node.table.model.name}).set`);
-    return new UpdateBuilder({ ...this.#node, set: mergeAssignments(this.#node.set, assignments) });
+    return new UpdateBuilder(withUpdate(this.#node, { set: mergeAssignments(this.#node.set, assignments) }), FROZEN);
   }
 
   where(condition: WhereArg<I>): UpdateBuilder<I, R> {
     const resolved = resolveWhere(this.#node.table, condition, `update(${this.#node.table.model.name}).where`);
-    return new UpdateBuilder({ ...this.#node, where: andConditions(this.#node.where, resolved) });
+    return new UpdateBuilder(withUpdate(this.#node, { where: andConditions(this.#node.where, resolved) }), FROZEN);
   }
 
   /** Opt in to updating every row of the table: without it an update with no where is refused. */
   allRows(): UpdateBuilder<I, R> {
-    return new UpdateBuilder({ ...this.#node, allRows: true });
+    return new UpdateBuilder(withUpdate(this.#node, { allRows: true }), FROZEN);
   }
 
   returning(): UpdateBuilder<I, RowOf<I>>;
   returning<const K extends readonly FieldOf<I>[]>(fields: K): UpdateBuilder<I, Simplify<Pick<RowOf<I>, K[number]>>>;
   returning(fields?: readonly string[]): UpdateBuilder<I, unknown> {
-    return new UpdateBuilder({ ...this.#node, returning: resolveFields(this.#node.table, fields, "returning") });
+    return new UpdateBuilder(withUpdate(this.#node, { returning: resolveFields(this.#node.table, fields, "returning") }), FROZEN);
   }
 
   toNode(): StatementNode {
@@ -54,13 +56,23 @@ export class UpdateBuilder<I extends Model, R> implements Executable<R> {
   }
 }
 
-export function update<M extends ModelClass>(model: M): UpdateBuilder<InstanceType<M>, never> {
-  return new UpdateBuilder({
+/** A changed copy, field by field (see withSelect); no field is ever reset to undefined. */
+function withUpdate(node: UpdateNode, change: Partial<UpdateNode>): UpdateNode {
+  return Object.freeze({
     kind: "update",
-    table: tableMeta(model),
-    set: Object.freeze([]),
-    where: undefined,
-    allRows: false,
-    returning: undefined,
+    table: node.table,
+    set: change.set ?? node.set,
+    where: change.where ?? node.where,
+    allRows: change.allRows ?? node.allRows,
+    returning: change.returning ?? node.returning,
   });
+}
+
+const NO_ASSIGNMENTS: readonly never[] = Object.freeze([]);
+
+export function update<M extends ModelClass>(model: M): UpdateBuilder<InstanceType<M>, never> {
+  return new UpdateBuilder(
+    Object.freeze({ kind: "update", table: tableMeta(model), set: NO_ASSIGNMENTS, where: undefined, allRows: false, returning: undefined }),
+    FROZEN,
+  );
 }

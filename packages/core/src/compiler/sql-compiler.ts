@@ -22,6 +22,9 @@ import { newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { compileCreateIndex, compileCreateTable } from "./ddl.js";
 import { formatLiteral } from "./format-literal.js";
 
+/** Statements whose text is made only of checked parts (see compile). */
+const DML: ReadonlySet<StatementNode["kind"]> = new Set(["select", "insert", "update", "delete", "rawStatement"]);
+
 /** Distinct VALUES grid sizes kept; a program uses a handful. */
 const MAX_VALUES_TEXTS = 64;
 
@@ -129,11 +132,12 @@ export abstract class SqlCompiler {
     if (cached) return cached;
     const ctx = newContext(node.kind === "createTable" || node.kind === "createIndex", tableOf(node));
     const sql = this.statement(node, ctx);
-    const problem = textProblem(sql, false);
-    if (problem)
-      throw new ValidationError(
-        `The SQL text ${problem}: sql.raw, an sql.expr template or an identifier put it there. Pass data as a value.`,
-      );
+    // SQL text enters through sql.raw / sql.expr and model names, each checked where it enters;
+    // DDL also quotes names given to its functions directly, so its whole text is checked here.
+    if (!DML.has(node.kind)) {
+      const problem = textProblem(sql, false);
+      if (problem) throw new ValidationError(`The SQL text ${problem}: an identifier put it there. Pass data as a value.`);
+    }
     if (ctx.params.length > this.capabilities.maxParams) {
       throw new ValidationError(
         `${this.dialectName} takes at most ${this.capabilities.maxParams} parameters per statement; this one has ${ctx.params.length}. Insert in smaller batches.`,
@@ -177,7 +181,11 @@ export abstract class SqlCompiler {
     let sql = `SELECT ${this.columnList(node.columns)} FROM ${this.quoteName(node.table.name)}`;
     sql += this.whereClause(node.where, ctx);
     if (node.orderBy.length > 0) {
-      sql += ` ORDER BY ${node.orderBy.map((o) => `${this.quoteName(o.column.name)} ${o.direction === "asc" ? "ASC" : "DESC"}`).join(", ")}`;
+      sql += " ORDER BY ";
+      for (let i = 0; i < node.orderBy.length; i++) {
+        const o = node.orderBy[i] as (typeof node.orderBy)[number];
+        sql += `${i === 0 ? "" : ", "}${this.quoteName(o.column.name)} ${o.direction === "asc" ? "ASC" : "DESC"}`;
+      }
     }
     sql += this.limitOffset(node.limit, node.offset);
     if (node.lock) sql += ` ${this.lockClause(node.lock)}`;
@@ -219,7 +227,13 @@ export abstract class SqlCompiler {
   }
 
   assignments(set: readonly Assignment[], ctx: CompileContext): string {
-    return set.map((a) => `${this.quoteName(a.column.name)} = ${this.value(a.value, ctx)}`).join(", ");
+    // A loop rather than map/join: no array per statement.
+    let sql = "";
+    for (let i = 0; i < set.length; i++) {
+      const a = set[i] as Assignment;
+      sql += `${i === 0 ? "" : ", "}${this.quoteName(a.column.name)} = ${this.value(a.value, ctx)}`;
+    }
+    return sql;
   }
 
   whereClause(where: ConditionNode | undefined, ctx: CompileContext): string {
@@ -328,7 +342,7 @@ export abstract class SqlCompiler {
         return node.op === "ilike" ? this.ilikeSql(left, right) : `${left} ${node.op} ${right}`;
       }
       case "inList":
-        return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${node.values.map((v) => this.value(v, ctx)).join(", ")})`;
+        return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${this.valueList(node.values, ctx)})`;
       case "inSubquery":
         return this.inSubquery(node, ctx);
       case "isNull":
@@ -337,7 +351,11 @@ export abstract class SqlCompiler {
         return `${this.column(node.column, ctx)} BETWEEN ${this.value(node.low, ctx)} AND ${this.value(node.high, ctx)}`;
       case "and":
       case "or": {
-        const joined = node.items.map((item) => this.condition(item, ctx)).join(node.kind === "and" ? " AND " : " OR ");
+        const separator = node.kind === "and" ? " AND " : " OR ";
+        let joined = "";
+        for (let i = 0; i < node.items.length; i++) {
+          joined += (i === 0 ? "" : separator) + this.condition(node.items[i] as ConditionNode, ctx);
+        }
         return top ? joined : `(${joined})`;
       }
       case "not":
@@ -362,8 +380,13 @@ export abstract class SqlCompiler {
 
   inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
     this.checkSubquery(node.subquery.select);
-    const inner = this.select(node.subquery.select, { ...ctx, qualify: false });
+    const inner = this.select(node.subquery.select, this.unqualified(ctx));
     return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${inner})`;
+  }
+
+  /** The context for a subquery: its columns are never qualified (the same context when they already are not). */
+  unqualified(ctx: CompileContext): CompileContext {
+    return ctx.qualify ? { ...ctx, qualify: false } : ctx;
   }
 
   checkSubquery(select: SelectNode): void {
@@ -376,6 +399,13 @@ export abstract class SqlCompiler {
   }
 
   // ---- values -----------------------------------------------------------------------------
+  /** Comma-separated values (an IN list). */
+  valueList(values: readonly ValueNode[], ctx: CompileContext): string {
+    let sql = "";
+    for (let i = 0; i < values.length; i++) sql += (i === 0 ? "" : ", ") + this.value(values[i] as ValueNode, ctx);
+    return sql;
+  }
+
   value(node: ValueNode, ctx: CompileContext): string {
     switch (node.kind) {
       case "param":

@@ -1,5 +1,6 @@
 import type { ValueNode } from "../ast/value-node.js";
 import { paramNode } from "../ast/value-node.js";
+import { textProblem } from "../compiler/check-text.js";
 import { ValidationError } from "../errors.js";
 import { assertBindable } from "./assert-bindable.js";
 import type { Expression } from "./expression.js";
@@ -24,14 +25,37 @@ function sharedExpression(kind: keyof typeof shared, key: unknown, make: () => E
   return expression;
 }
 
+/**
+ * SQL text that no statement may carry: NUL (SQLite's prepare stops at it and would run only the
+ * statement's start) and lone surrogates (drivers would send U+FFFD). Checked where the text enters,
+ * so the statement is refused when it is built, not when it is compiled.
+ */
+function checkSqlText(text: string, what: string): void {
+  const problem = textProblem(text, false);
+  if (problem) throw new ValidationError(`The SQL text of ${what} ${problem}. Pass data as a value.`);
+}
+
 function raw<T = unknown>(text: string): Expression<T> {
   if (typeof text !== "string") throw new ValidationError("sql.raw() takes a string of SQL");
-  return sharedExpression("raw", text, () => brandExpression({ kind: "raw", text }));
+  return sharedExpression("raw", text, () => {
+    checkSqlText(text, "sql.raw");
+    return brandExpression({ kind: "raw", text });
+  });
 }
+
+/** Template string arrays already checked: one per call site, so each is checked once. */
+const checkedTemplates = new WeakSet<readonly string[]>();
 
 function expr<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]): Expression<T> {
   if (!Array.isArray(strings) || !("raw" in strings)) {
     throw new ValidationError("sql.expr is a tagged template: write sql.expr`...${value}...`");
+  }
+  if (!checkedTemplates.has(strings)) {
+    for (const text of strings) {
+      if (typeof text !== "string") throw new ValidationError("sql.expr is a tagged template: its text parts are strings");
+      checkSqlText(text, "an sql.expr template");
+    }
+    if (Object.isFrozen(strings)) checkedTemplates.add(strings);
   }
   values.forEach((value, i) => {
     if (expressionNode(value) === undefined) assertBindable(value, `sql.expr value #${i + 1}`);

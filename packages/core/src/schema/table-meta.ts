@@ -1,4 +1,5 @@
 import { resolveWhere } from "../builder/resolve-where.js";
+import { textProblem } from "../compiler/check-text.js";
 import { ValidationError } from "../errors.js";
 import { Column } from "./column.js";
 import type { ColumnMeta } from "./column-meta.js";
@@ -52,8 +53,10 @@ function readModel(model: ModelClass): TableMeta {
     );
   }
   if (columns.length === 0) throw new ValidationError(`${modelName} declares no columns`);
+  checkName(table, `${modelName}.tablename`);
   const names = new Set<string>();
   for (const c of columns) {
+    checkName(c.name, `${modelName}.${c.field}'s column name`);
     if (names.has(c.name)) throw new ValidationError(`${modelName}: two fields map to the column "${c.name}"`);
     names.add(c.name);
   }
@@ -63,6 +66,7 @@ function readModel(model: ModelClass): TableMeta {
     if (!Index.isIndex(declared)) throw new ValidationError(`${modelName}.indexes must hold index(...) declarations`);
     const spec = declared.spec;
     if (spec.fields.length === 0) throw new ValidationError(`index ${spec.name} has no fields`);
+    checkName(spec.name, `${modelName}'s index name`);
     const cols = spec.fields.map((field) => {
       const col = byField.get(field);
       if (!col) throw new ValidationError(`index ${spec.name}: ${modelName} has no field "${field}"`);
@@ -73,6 +77,12 @@ function readModel(model: ModelClass): TableMeta {
     return Object.freeze({ name: spec.name, columns: Object.freeze(cols), unique: spec.unique, where });
   });
   return Object.freeze({ ...partial, indexes: Object.freeze(indexes) });
+}
+
+/** Names reach SQL text as identifiers: refuse here, once per model, what no SQL text may hold. */
+function checkName(name: string, what: string): void {
+  const problem = textProblem(name, false);
+  if (problem) throw new ValidationError(`${what} ${JSON.stringify(name)} ${problem}`);
 }
 
 export function columnOf(table: TableMeta, field: string, where: string): ColumnMeta {
