@@ -65,9 +65,13 @@ export class PreparedStatements {
       if (typeof parsed !== "object" || parsed === null) return undefined;
       const oldest = held.keys().next().value as string;
       held.delete(oldest);
-      delete parsed[oldest];
-      // Queued on the client before the statement that follows, so the server drops it first.
-      client.query(`DEALLOCATE "${oldest}"`).catch(() => {});
+      // Queued on the client before the statement that follows, so the server drops it first. pg
+      // forgets the name only once the server has: statements queued earlier under it (concurrent
+      // ones in a transaction) must not parse it again, nor a parse still in flight record it anew.
+      // The callback runs before pg sends the next queued statement.
+      client.query(`DEALLOCATE "${oldest}"`, (error) => {
+        if (!error) delete parsed[oldest];
+      });
     }
     held.set(name, true);
     return name;
