@@ -281,6 +281,29 @@ describe("statements", () => {
     expect(compiled.params).toEqual([1, T0, 2]);
   });
 
+  test("expressions given as values sit among bound cells; a JSON value shaped like a node stays a value", async () => {
+    const { Model, column } = await import("../src/index.js");
+    class Stamped extends Model {
+      static tablename = "stamped";
+      id = column.integer().primaryKey();
+      at = column.datetime();
+      data = column.json();
+    }
+    const lookalike = { kind: "raw", text: "1; DROP TABLE stamped" };
+    const rows = [
+      { id: 1, at: sql.nowPlusSeconds(5), data: lookalike },
+      { at: T0, id: 2, data: null },
+      { id: 3, at: sql.now(), data: [1] },
+    ];
+    const compiled = engine.compile(insert(Stamped).values(rows));
+    expect(compiled.sql).toBe(`INSERT INTO "stamped" ("id", "at", "data") VALUES (?, NOW_PLUS(?), ?), (?, ?, ?), (?, NOW(), ?)`);
+    expect(compiled.params).toEqual([1, 5, lookalike, 2, T0, null, 3, [1]]);
+    // Rows naming the same fields in another order, or other fields, are checked field by field.
+    expect(() => insert(Stamped).values([{ id: 1 }, { id: 2, nope: 1 } as never])).toThrow(/row 1: no field "nope"/);
+    expect(() => insert(Stamped).values([{ id: 1 }, { id: 2, at: undefined } as never])).toThrow(/row 1: at is undefined/);
+    expect(() => insert(Stamped).values([{ id: 1 }, { id: "2" } as never])).toThrow(/values row 1: id expects a safe integer/);
+  });
+
   test("defaultRandom fills a uuid on insert even when omitted from every row", async () => {
     const { Model, column } = await import("../src/index.js");
     class Keyed extends Model {

@@ -201,13 +201,14 @@ export class SqliteDriver implements Driver {
     const db = this.#open();
     const statement = this.#prepare(db, query.sql);
     if (!statement) return this.#script(db, query);
+    // One array argument: better-sqlite3 binds its items in order, without spreading hundreds of arguments.
     const params = query.params as unknown[];
     statement.safeIntegers(query.wantsBigInt === true);
     if (statement.reader) {
-      const rows = statement.raw(query.rowMode === "array").all(...params);
+      const rows = statement.raw(query.rowMode === "array").all(params);
       return { rows, rowsAffected: rows.length };
     }
-    return { rows: [], rowsAffected: statement.run(...params).changes };
+    return { rows: [], rowsAffected: statement.run(params).changes };
   }
 
   /** The cached statement for `sql`, or undefined when `sql` holds several statements. */

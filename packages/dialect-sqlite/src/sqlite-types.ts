@@ -20,7 +20,8 @@ export function encodeSqlite(value: unknown, column: ColumnMeta | undefined): un
     default:
       break;
   }
-  if (typeof value === "boolean") return value ? 1 : 0;
+  // Strings and numbers, most cells of a bulk insert, leave before the object tests.
+  if (typeof value !== "object") return typeof value === "boolean" ? (value ? 1 : 0) : value;
   if (value instanceof Date) return isoText(value);
   if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   return value;

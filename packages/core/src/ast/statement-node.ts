@@ -67,7 +67,16 @@ export interface InsertNode {
   readonly kind: "insert";
   readonly table: TableMeta;
   readonly columns: readonly ColumnMeta[];
-  readonly rows: readonly (readonly ValueNode[])[];
+  /**
+   * One frozen array per row, one cell per column: the value to bind for that column, already
+   * checked against it; or, at the positions `expressions` lists, an ExpressionNode.
+   */
+  readonly rows: readonly (readonly unknown[])[];
+  /**
+   * The cells that hold SQL rather than a value (`sql.now()`, a column default expression), as
+   * `row * columns.length + column`. Empty in the usual bulk insert, which then binds every cell.
+   */
+  readonly expressions: ReadonlySet<number>;
   readonly conflict: ConflictClause | undefined;
   readonly returning: readonly ColumnMeta[] | undefined;
 }

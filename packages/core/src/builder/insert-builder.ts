@@ -1,20 +1,15 @@
-import { randomUUID } from "node:crypto";
 import type { ConflictClause, InsertNode, StatementNode } from "../ast/statement-node.js";
-import type { ValueNode } from "../ast/value-node.js";
-import { paramNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
-import { describe } from "../expression/assert-bindable.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
-import type { TableMeta } from "../schema/table-meta.js";
 import { tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, InsertOf, RowOf, SetOf, Simplify, WhereArg } from "../types/model-types.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
 import { FROZEN } from "./frozen-node.js";
 import { resolveFields } from "./resolve-fields.js";
-import { fieldNames, isPlainRecord, resolveSet } from "./resolve-set.js";
-import { resolveValue } from "./resolve-value.js";
+import { resolveRows } from "./resolve-rows.js";
+import { resolveSet } from "./resolve-set.js";
 import { resolveWhere } from "./resolve-where.js";
 
 export interface OnConflictDoNothingOptions<I> {
@@ -46,8 +41,11 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
 
   /** One row or several. Fields omitted everywhere get the database default. */
   values(rows: InsertOf<I> | readonly InsertOf<I>[]): InsertBuilder<I, R> {
-    const { columns, values } = resolveRows(this.#node.table, rows);
-    return new InsertBuilder(withInsert(this.#node, { columns, rows: values }), FROZEN);
+    const resolved = resolveRows(this.#node.table, rows);
+    return new InsertBuilder(
+      withInsert(this.#node, { columns: resolved.columns, rows: resolved.rows, expressions: resolved.expressions }),
+      FROZEN,
+    );
   }
 
   returning(): InsertBuilder<I, RowOf<I>>;
@@ -122,65 +120,6 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
   }
 }
 
-function resolveRows(table: TableMeta, input: unknown): { columns: readonly ColumnMeta[]; values: readonly (readonly ValueNode[])[] } {
-  const rows = Array.isArray(input) ? input : [input];
-  if (rows.length === 0) throw new ValidationError(`insert(${table.model.name}).values: no rows`);
-  const present = new Set<string>();
-  // Index loops, not forEach/map: a hole in a sparse array is a row that is not an object, refused.
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    if (!isPlainRecord(row)) throw new ValidationError(`insert(${table.model.name}).values: row ${i} is ${describe(row)}, not an object`);
-    for (const field of rowFieldNames(row, table, i)) {
-      if (!table.byField.has(field)) throw new ValidationError(`insert(${table.model.name}).values: row ${i}: no field "${field}"`);
-      if (row[field] === undefined) {
-        throw new ValidationError(`insert(${table.model.name}).values: row ${i}: ${field} is undefined; omit the field or pass null`);
-      }
-      present.add(field);
-    }
-  }
-  const columns = table.columns.filter((c) => present.has(c.field) || c.default?.kind === "random");
-  const values = rows.map((row: Record<string, unknown>, i) =>
-    Object.freeze(columns.map((column) => cellFor(column, row[column.field], table, i))),
-  );
-  for (const column of table.columns) {
-    if (column.required && !present.has(column.field)) {
-      throw new ValidationError(`insert(${table.model.name}).values: ${column.field} is required`);
-    }
-  }
-  return { columns: Object.freeze(columns), values: Object.freeze(values) };
-}
-
-/*
- * A bulk insert checks every row and cell; the descriptions its errors start with are written only
- * when a check fails (the check runs again with the description, and throws the same error with it).
- */
-function rowFieldNames(row: object, table: TableMeta, i: number): string[] {
-  try {
-    return fieldNames(row, "");
-  } catch {
-    return fieldNames(row, `insert(${table.model.name}).values: row ${i}`);
-  }
-}
-
-function cellFor(column: ColumnMeta, value: unknown, table: TableMeta, i: number): ValueNode {
-  try {
-    return valueFor(column, value, "");
-  } catch {
-    return valueFor(column, value, `insert(${table.model.name}).values row ${i}`);
-  }
-}
-
-/** A missing value in a multi-row insert takes the column default here, so that no dialect needs DEFAULT in VALUES. */
-function valueFor(column: ColumnMeta, value: unknown, where: string): ValueNode {
-  if (value !== undefined) return resolveValue(column, value, where);
-  const fallback = column.default;
-  if (fallback?.kind === "random") return paramNode(randomUUID(), column);
-  if (fallback?.kind === "value") return paramNode(fallback.value, column);
-  if (fallback?.kind === "expression") return fallback.node;
-  if (column.notNull) throw new ValidationError(`${where}: ${column.field} is required`);
-  return paramNode(null, column);
-}
-
 /** A changed copy, field by field (see withSelect); no field is ever reset to undefined. */
 function withInsert(node: InsertNode, change: Partial<InsertNode>): InsertNode {
   return Object.freeze({
@@ -188,16 +127,26 @@ function withInsert(node: InsertNode, change: Partial<InsertNode>): InsertNode {
     table: node.table,
     columns: change.columns ?? node.columns,
     rows: change.rows ?? node.rows,
+    expressions: change.expressions ?? node.expressions,
     conflict: change.conflict ?? node.conflict,
     returning: change.returning ?? node.returning,
   });
 }
 
 const NONE: readonly never[] = Object.freeze([]);
+const NO_CELLS: ReadonlySet<number> = Object.freeze(new Set<number>());
 
 export function insert<M extends ModelClass>(model: M): InsertBuilder<InstanceType<M>, never> {
   return new InsertBuilder(
-    Object.freeze({ kind: "insert", table: tableMeta(model), columns: NONE, rows: NONE, conflict: undefined, returning: undefined }),
+    Object.freeze({
+      kind: "insert",
+      table: tableMeta(model),
+      columns: NONE,
+      rows: NONE,
+      expressions: NO_CELLS,
+      conflict: undefined,
+      returning: undefined,
+    }),
     FROZEN,
   );
 }

@@ -9,7 +9,7 @@ import type {
   StatementNode,
   UpdateNode,
 } from "../ast/statement-node.js";
-import type { ParamNode, ValueNode } from "../ast/value-node.js";
+import type { ValueNode } from "../ast/value-node.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { expressionNode } from "../expression/expression.js";
@@ -44,6 +44,10 @@ export abstract class SqlCompiler {
   readonly #compiled = new CompiledCache();
   /** VALUES texts of all-parameter grids, per start:rows:width (see valuesRows). */
   readonly #valuesTexts = new Map<string, string>();
+  /** The same texts, to recognise one. */
+  readonly #sharedValues = new Set<string>();
+  /** Whole plain INSERT texts, per VALUES text and head: one string object per statement shape. */
+  readonly #insertTexts = new Map<string, Map<string, string>>();
   /** Table and column names, quoted once: they come from model metadata, so the set is bounded. */
   readonly #quotedNames = new Map<string, string>();
   /** Column lists (SELECT, RETURNING, INSERT) per frozen column array. */
@@ -198,7 +202,9 @@ export abstract class SqlCompiler {
       sql += ` ${this.defaultValuesSql()}`;
     } else {
       sql += ` (${this.columnList(node.columns)}) VALUES `;
-      sql += this.valuesRows(node.rows, ctx);
+      const values = this.valuesRows(node, ctx);
+      if (!node.conflict && !node.returning && this.#sharedValues.has(values)) return this.#wholeInsert(sql, values);
+      sql += values;
     }
     if (node.conflict) sql += this.conflictClause(node.conflict, ctx);
     return sql + this.returningClause(node.returning, "insert");
@@ -446,24 +452,43 @@ export abstract class SqlCompiler {
   }
 
   /**
-   * The rows of an INSERT's VALUES. When every cell is a bound value (the usual bulk insert) the
-   * text depends only on the grid's size and where its placeholders start, so it is written once
-   * per size and the cells are only checked, encoded and bound. A subclass that overrides value()
-   * or bind() always gets the cell-by-cell path.
+   * The rows of an INSERT's VALUES. When every cell is a value (the usual bulk insert) the text
+   * depends only on the grid's size and where its placeholders start, so it is written once per size
+   * and the cells are only checked, encoded and bound. A subclass that overrides value() or bind()
+   * gets the cell-by-cell path.
    */
-  valuesRows(rows: readonly (readonly ValueNode[])[], ctx: CompileContext): string {
-    const width = rows[0]?.length ?? 0;
-    const plain =
-      !ctx.inline &&
-      this.value === SqlCompiler.prototype.value &&
-      this.bind === SqlCompiler.prototype.bind &&
-      rows.every((row) => row.length === width && row.every((cell) => cell.kind === "param"));
-    if (!plain) return rows.map((row) => `(${row.map((v) => this.value(v, ctx)).join(", ")})`).join(", ");
+  valuesRows(node: InsertNode, ctx: CompileContext): string {
+    const { rows, columns, expressions } = node;
+    const width = columns.length;
     const start = ctx.params.length;
-    for (const row of rows) {
-      for (const cell of row as readonly ParamNode[]) {
-        this.#checkText(cell.value, cell.column);
-        ctx.params.push(this.encodeParam(cell.value, cell.column));
+    const plain =
+      expressions.size === 0 && !ctx.inline && this.value === SqlCompiler.prototype.value && this.bind === SqlCompiler.prototype.bind;
+    if (!plain) {
+      let sql = "";
+      for (let r = 0; r < rows.length; r++) {
+        const row = rows[r] as readonly unknown[];
+        sql += r === 0 ? "(" : ", (";
+        for (let c = 0; c < width; c++) {
+          const cell = row[c];
+          const text = expressions.has(r * width + c) ? this.value(cell as ValueNode, ctx) : this.bind(cell, columns[c] as ColumnMeta, ctx);
+          sql += c === 0 ? text : `, ${text}`;
+        }
+        sql += ")";
+      }
+      return sql;
+    }
+    const params = ctx.params;
+    const nulInText = this.capabilities.nulInText;
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r] as readonly unknown[];
+      for (let c = 0; c < width; c++) {
+        const value = row[c];
+        const column = columns[c] as ColumnMeta;
+        // Numbers, booleans and null hold no text: only strings and objects are looked into.
+        if (typeof value === "string" ? textProblem(value, nulInText) : typeof value === "object" && value !== null) {
+          this.#checkText(value, column);
+        }
+        params.push(this.encodeParam(value, column));
       }
     }
     const key = `${start}:${rows.length}:${width}`;
@@ -476,9 +501,28 @@ export abstract class SqlCompiler {
         parts.push(`(${row.join(", ")})`);
       }
       text = parts.join(", ");
-      if (this.#valuesTexts.size < MAX_VALUES_TEXTS) this.#valuesTexts.set(key, text);
+      if (this.#valuesTexts.size < MAX_VALUES_TEXTS) {
+        this.#valuesTexts.set(key, text);
+        this.#sharedValues.add(text);
+      }
     }
     return text;
+  }
+
+  /**
+   * `head + values` for a plain bulk insert, the same string object every time: the driver's
+   * statement cache then finds it by a hash already computed, instead of hashing kilobytes of SQL
+   * per statement.
+   */
+  #wholeInsert(head: string, values: string): string {
+    let byHead = this.#insertTexts.get(values);
+    if (!byHead) this.#insertTexts.set(values, (byHead = new Map()));
+    let whole = byHead.get(head);
+    if (whole === undefined) {
+      whole = head + values;
+      if (byHead.size < MAX_VALUES_TEXTS) byHead.set(head, whole);
+    }
+    return whole;
   }
 
   fieldColumn(field: string, ctx: CompileContext, what: string): ColumnMeta {

@@ -1,0 +1,116 @@
+import { randomUUID } from "node:crypto";
+import type { ExpressionNode } from "../ast/value-node.js";
+import { ValidationError } from "../errors.js";
+import { describe } from "../expression/assert-bindable.js";
+import { expressionNode } from "../expression/expression.js";
+import type { ColumnMeta } from "../schema/column-meta.js";
+import type { TableMeta } from "../schema/table-meta.js";
+import { checkValue } from "./check-value.js";
+import { fieldNames, isPlainRecord } from "./resolve-set.js";
+
+export interface ResolvedRows {
+  readonly columns: readonly ColumnMeta[];
+  /** One frozen array of cells per row (see InsertNode.rows). */
+  readonly rows: readonly (readonly unknown[])[];
+  /** Positions (row * width + column) of the cells that are expressions. */
+  readonly expressions: ReadonlySet<number>;
+}
+
+const NO_EXPRESSIONS: ReadonlySet<number> = Object.freeze(new Set<number>());
+
+/**
+ * The rows of an insert as a grid: the columns any row names (plus those with a random default),
+ * and per row the value of each. Every row and cell is checked; a field a row leaves out takes the
+ * column's default here, so that no dialect needs DEFAULT inside VALUES.
+ */
+export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
+  const rows = Array.isArray(input) ? input : [input];
+  if (rows.length === 0) throw new ValidationError(`insert(${table.model.name}).values: no rows`);
+  const present = new Set<string>();
+  let previous: readonly string[] | undefined;
+  // Index loops, not forEach/map: a hole in a sparse array is a row that is not an object, refused.
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    if (!isPlainRecord(row)) throw new ValidationError(`insert(${table.model.name}).values: row ${i} is ${describe(row)}, not an object`);
+    const names = rowFieldNames(row, table, i);
+    // Rows of a bulk insert usually name the same fields in the same order: those were checked.
+    const known = previous !== undefined && sameNames(previous, names);
+    for (const field of names) {
+      if (!known) {
+        if (!table.byField.has(field)) throw new ValidationError(`insert(${table.model.name}).values: row ${i}: no field "${field}"`);
+        present.add(field);
+      }
+      if (row[field] === undefined) {
+        throw new ValidationError(`insert(${table.model.name}).values: row ${i}: ${field} is undefined; omit the field or pass null`);
+      }
+    }
+    previous = names;
+  }
+  for (const column of table.columns) {
+    if (column.required && !present.has(column.field)) {
+      throw new ValidationError(`insert(${table.model.name}).values: ${column.field} is required`);
+    }
+  }
+  const columns = Object.freeze(table.columns.filter((c) => present.has(c.field) || c.default?.kind === "random"));
+  const width = columns.length;
+  const grid: (readonly unknown[])[] = new Array(rows.length);
+  let expressions: Set<number> | undefined;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as Record<string, unknown>;
+    const cells: unknown[] = new Array(width);
+    for (let c = 0; c < width; c++) {
+      const column = columns[c] as ColumnMeta;
+      const value = row[column.field];
+      // Only objects can be expressions: strings and numbers skip the brand test.
+      const node = typeof value === "object" && value !== null ? expressionNode(value) : undefined;
+      const cell = node ?? cellFor(column, value, table, i);
+      if (node !== undefined || (value === undefined && column.default?.kind === "expression")) {
+        expressions ??= new Set();
+        expressions.add(i * width + c);
+      }
+      cells[c] = cell;
+    }
+    grid[i] = Object.freeze(cells);
+  }
+  return { columns, rows: Object.freeze(grid), expressions: expressions ? Object.freeze(expressions) : NO_EXPRESSIONS };
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/*
+ * A bulk insert checks every row and cell; the descriptions its errors start with are written only
+ * when a check fails (the check runs again with the description, and throws the same error with it).
+ */
+function rowFieldNames(row: object, table: TableMeta, i: number): string[] {
+  try {
+    return fieldNames(row, "");
+  } catch {
+    return fieldNames(row, `insert(${table.model.name}).values: row ${i}`);
+  }
+}
+
+function cellFor(column: ColumnMeta, value: unknown, table: TableMeta, i: number): unknown {
+  try {
+    return valueFor(column, value, "");
+  } catch {
+    return valueFor(column, value, `insert(${table.model.name}).values row ${i}`);
+  }
+}
+
+/** The value bound for a cell: the row's own (checked), else the column's default. */
+function valueFor(column: ColumnMeta, value: unknown, where: string): unknown | ExpressionNode {
+  if (value !== undefined) {
+    checkValue(column, value, where);
+    return value;
+  }
+  const fallback = column.default;
+  if (fallback?.kind === "random") return randomUUID();
+  if (fallback?.kind === "value") return fallback.value;
+  if (fallback?.kind === "expression") return fallback.node;
+  if (column.notNull) throw new ValidationError(`${where}: ${column.field} is required`);
+  return null;
+}
