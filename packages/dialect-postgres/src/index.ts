@@ -5,6 +5,6 @@ registerDialect(postgresDialect);
 
 export { PostgresCompiler } from "./postgres-compiler.js";
 export { classifyPostgresError, postgresCapabilities, postgresDialect } from "./postgres-dialect.js";
-export type { PostgresDriverOptions } from "./postgres-driver.js";
 export { PostgresDriver } from "./postgres-driver.js";
+export type { PostgresDriverOptions } from "./postgres-driver-options.js";
 export default postgresDialect;

@@ -2,6 +2,7 @@ import type { ClassifiedError, Dialect, QueryErrorKind } from "tempest-db-js";
 import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
 import { PostgresCompiler } from "./postgres-compiler.js";
 import { PostgresDriver } from "./postgres-driver.js";
+import { readOptions } from "./postgres-driver-options.js";
 
 export const postgresCapabilities = defineCapabilities({
   rowLocks: true,
@@ -56,5 +57,8 @@ export const postgresDialect: Dialect = {
   capabilitiesFor: () => postgresCapabilities,
   createCompiler: (capabilities) => new PostgresCompiler(capabilities),
   createDriver: (config) => new PostgresDriver(config),
+  validateOptions: (options) => {
+    readOptions(options);
+  },
   classifyError: classifyPostgresError,
 };

@@ -1,20 +1,8 @@
 import pg from "pg";
 import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
-import { ValidationError } from "tempest-db-js";
+import { readOptions } from "./postgres-driver-options.js";
 import { postgresTypeParsers } from "./postgres-types.js";
 import { isStalePlan, PreparedStatements } from "./prepared-statements.js";
-
-/** Options accepted through `createEngine(url, { driver: { ... } })`; any other key goes to `pg.Pool`. */
-export interface PostgresDriverOptions {
-  /**
-   * Run repeated statements as named prepared statements (default true): the server parses and
-   * plans them once per connection. Turn off behind a pooler that cannot keep them (PgBouncer in
-   * transaction mode before 1.21).
-   */
-  readonly preparedStatements?: boolean;
-  /** Prepared statements kept per connection, least recently used deallocated first (default 100). */
-  readonly statementCacheSize?: number;
-}
 
 class PostgresConnection implements DriverConnection {
   readonly #client: pg.PoolClient;
@@ -77,8 +65,8 @@ export class PostgresDriver implements Driver {
 
   constructor(config: DriverConfig) {
     this.#config = config;
-    const { preparedStatements, statementCacheSize, ...poolOptions } = config.options;
-    const options = readOptions({ preparedStatements, statementCacheSize });
+    const { preparedStatements: _, statementCacheSize: __, ...poolOptions } = config.options;
+    const options = readOptions(config.options);
     this.#poolOptions = poolOptions;
     this.#prepared = options.preparedStatements === false ? undefined : new PreparedStatements(options.statementCacheSize ?? 100);
     this.#pool = new pg.Pool({
@@ -116,15 +104,4 @@ export class PostgresDriver implements Driver {
       await client.end().catch(() => {});
     };
   }
-}
-
-function readOptions(options: { preparedStatements: unknown; statementCacheSize: unknown }): PostgresDriverOptions {
-  const { preparedStatements, statementCacheSize } = options;
-  if (preparedStatements !== undefined && typeof preparedStatements !== "boolean") {
-    throw new ValidationError(`preparedStatements must be true or false, got ${String(preparedStatements)}`);
-  }
-  if (statementCacheSize !== undefined && !(Number.isSafeInteger(statementCacheSize) && (statementCacheSize as number) >= 1)) {
-    throw new ValidationError(`statementCacheSize must be a positive integer, got ${String(statementCacheSize)}`);
-  }
-  return { preparedStatements, statementCacheSize: statementCacheSize as number | undefined };
 }
