@@ -85,6 +85,11 @@ export async function queueDrainMysql(quick: boolean): Promise<SectionResult> {
   const engine = createEngine(MYSQL_URL, { poolSize: DRAIN.workers });
   const admin = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 1 });
   const rawPool = mysql.createPool({ uri: MYSQL_URL, connectionLimit: DRAIN.workers, dateStrings: true });
+  // The session the dialect gives every connection: READ COMMITTED (see mysql-driver.ts), so both
+  // sides run the same transactions, not only the same SQL.
+  rawPool.on("connection", (conn) => {
+    conn.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+  });
   const Job = queueModel(tables.tempest);
   for (const table of Object.values(tables)) {
     await engine.execute(sql.raw(`DROP TABLE IF EXISTS \`${table}\``)).rowsAffected();

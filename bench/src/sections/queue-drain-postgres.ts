@@ -230,7 +230,9 @@ export async function queueDrainPostgres(quick: boolean): Promise<SectionResult>
   await utils.release();
   await Promise.all([rawPool.end(), rawPreparedPool.end(), admin.end(), engine.close()]);
 
-  const vsRaw = ratio(rows, "pg: same SQL by hand", "tempest: recipes drain()");
+  // tempest runs repeated statements as named prepared statements, so its like for like is the
+  // prepared raw row; the unnamed one is shown beside it.
+  const vsRaw = ratio(rows, "pg: same SQL, named prepared statements", "tempest: recipes drain()");
   const vsGraphile = ratio(rows, "graphile-worker: run(), concurrency 4", "tempest: recipes drain()");
   return {
     id: "drain-postgres",
@@ -239,14 +241,14 @@ export async function queueDrainPostgres(quick: boolean): Promise<SectionResult>
       {
         title: "wall time to drain (lower is better)",
         rows,
-        baselines: ["pg: same SQL by hand", "tempest: recipes drain()"],
+        baselines: ["pg: same SQL, named prepared statements", "tempest: recipes drain()"],
         checks: [
-          check("tempest throughput ÷ raw pg throughput", vsRaw, "≥", 0.9),
+          check("tempest throughput ÷ raw pg (prepared) throughput", vsRaw, "≥", 0.9),
           check("tempest throughput ÷ graphile-worker throughput", vsGraphile, "≥", 10),
         ],
         notes: [
           "'× tempest' above 1 means slower than tempest. Throughput ratio = the other's time ÷ tempest's time.",
-          "raw pg runs the exact SQL text the recipes send (checked against the recipes' own query events before timing), 4 lanes on a 4-connection pg.Pool.",
+          "raw pg runs the exact SQL text the recipes send (checked against the recipes' own query events before timing), 4 lanes on a 4-connection pg.Pool. tempest's driver prepares repeated statements (named, per connection), so the target compares it with the prepared raw row.",
           "graphile-worker: defaults (no local queue, no batched completion); timed from run() to the last job:success. pg-boss work() sleeps pollingInterval between fetches even when jobs were found, hence the fetch/complete loop row, which shows what its SQL can do.",
         ],
       },

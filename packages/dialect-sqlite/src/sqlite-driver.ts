@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
 import { ValidationError } from "tempest-db-js";
+import { classifySqliteError } from "./classify-sqlite-error.js";
 import type { SqliteTarget } from "./sqlite-url.js";
 import { parseSqliteUrl } from "./sqlite-url.js";
 
@@ -131,6 +132,23 @@ export class SqliteDriver implements Driver {
       return Promise.reject(error);
     }
     return Promise.resolve(new SqliteConnection(this.#runQuery, this.#releaseConnection));
+  }
+
+  /**
+   * Runs `query` at once when nobody holds the connection (nor waits for it: the mutex is FIFO),
+   * without lending it. A connection-level failure discards the database like `release(true)`.
+   */
+  runNow(query: DriverQuery): DriverResult | undefined {
+    if (this.#closing || !this.#mutex.tryLock()) return undefined;
+    try {
+      this.#open();
+      return this.#run(query);
+    } catch (error) {
+      if (classifySqliteError(error).kind === "connection") this.#discard();
+      throw error;
+    } finally {
+      this.#mutex.unlock();
+    }
   }
 
   /** Waits for the current holder and everyone already queued, then closes the database. */

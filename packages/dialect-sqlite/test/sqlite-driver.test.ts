@@ -154,6 +154,61 @@ describe("the connection mutex", () => {
   });
 });
 
+describe("runNow: a statement on an idle connection, without lending it", () => {
+  it("runs at once when the connection is idle, and declines while a holder has it or others wait for it", async () => {
+    const d = driver("sqlite::memory:");
+    expect(d.runNow(q("CREATE TABLE t (x INTEGER)"))).toEqual({ rows: [], rowsAffected: 0 });
+    expect(d.runNow(q("INSERT INTO t VALUES (?), (?)", [1, 2]))?.rowsAffected).toBe(2);
+    const held = await d.acquire();
+    expect(d.runNow(q("SELECT x FROM t"))).toBeUndefined();
+    const queued = d.acquire();
+    held.release();
+    // Released, but handed straight to the queued acquire: runNow must not cut in.
+    expect(d.runNow(q("SELECT x FROM t"))).toBeUndefined();
+    (await queued).release();
+    expect(d.runNow(q("SELECT x FROM t ORDER BY x"))?.rows).toEqual([[1], [2]]);
+    await d.close();
+    expect(d.runNow(q("SELECT 1"))).toBeUndefined();
+  });
+
+  it("frees the connection after a failing statement", async () => {
+    const url = fileUrl();
+    const d = driver(url);
+    expect(() => d.runNow(q("SELECT * FROM missing"))).toThrow(/no such table/);
+    expect(d.runNow(q("SELECT 1"))?.rows).toEqual([[1]]);
+    await d.close();
+  });
+
+  it("through the engine: statements outside transactions still emit query events and wait behind a transaction", async () => {
+    const events: string[] = [];
+    const engine = createEngine("sqlite::memory:", { onQuery: (e) => events.push(e.sql) });
+    await engine.createAll([Counter]);
+    const entered = deferred();
+    const hold = deferred();
+    const tx = engine.transaction(async (t) => {
+      await t.execute(insert(Counter).values({ id: 1, value: 1 })).rowsAffected();
+      entered.resolve();
+      await hold.promise;
+    });
+    await entered.promise;
+    let read: unknown;
+    const outside = engine
+      .execute(select(Counter, ["id"]))
+      .all()
+      .then((rows) => {
+        read = rows;
+      });
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(read).toBeUndefined();
+    hold.resolve();
+    await Promise.all([tx, outside]);
+    expect(read).toEqual([{ id: 1 }]);
+    expect(await engine.execute(select(Counter, ["id"])).first()).toEqual({ id: 1 });
+    expect(events.filter((sql) => sql.startsWith("SELECT")).length).toBe(2);
+    await engine.close();
+  });
+});
+
 describe("a connection released as broken", () => {
   it.each(["file", "memory"] as const)("on a %s database: its open transaction is rolled back and the data kept", async (target) => {
     const d = driver(target === "file" ? fileUrl() : "sqlite::memory:");

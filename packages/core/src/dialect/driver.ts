@@ -34,6 +34,13 @@ export interface DriverConfig {
 export interface Driver {
   /** How many connections the driver can lend at once, when it is fixed (SQLite: 1). */
   readonly maxConnections?: number;
+  /**
+   * Synchronous drivers (SQLite) may run a statement at once when their connection is idle, without
+   * lending it: no acquire, no release, no promise in between. Returns undefined when the connection
+   * is busy, and the statement takes the usual acquire path. A failure that leaves the connection
+   * unusable is the driver's to handle, as `release(true)` would.
+   */
+  runNow?(query: DriverQuery): DriverResult | undefined;
   acquire(): Promise<DriverConnection>;
   close(): Promise<void>;
   /**

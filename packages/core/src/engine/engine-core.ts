@@ -2,7 +2,7 @@ import type { CompiledQuery } from "../compiler/compiled-query.js";
 import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import type { Dialect } from "../dialect/dialect.js";
-import type { Driver, DriverConnection, DriverResult } from "../dialect/driver.js";
+import type { Driver, DriverConnection, DriverQuery, DriverResult } from "../dialect/driver.js";
 import type { QueryError } from "../errors.js";
 import { queryErrorClass } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
@@ -100,19 +100,45 @@ export class EngineCore {
     });
   }
 
+  /**
+   * Runs a compiled statement outside any transaction at once, when the driver can (`runNow`) and its
+   * connection is idle; undefined otherwise. The same timing, event, error wrapping and decoding as run().
+   */
+  runNow<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> | undefined {
+    const driver = this.driver;
+    if (driver.runNow === undefined) return undefined;
+    const started = this.settings.onQuery ? performance.now() : 0;
+    let result: DriverResult | undefined;
+    try {
+      result = driver.runNow(this.#driverQuery(compiled));
+    } catch (error) {
+      return Promise.reject(this.#failed(error, compiled, started, false));
+    }
+    if (result === undefined) return undefined;
+    try {
+      return Promise.resolve(this.#decoded<R>(result, compiled, started, false));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #driverQuery(compiled: CompiledQuery): DriverQuery {
+    const { columns } = compiled;
+    return {
+      sql: compiled.sql,
+      params: compiled.params,
+      rowMode: columns ? "array" : "object",
+      wantsBigInt: columns ? this.#holdsBigInt(columns) : false,
+    };
+  }
+
   /** Runs a compiled statement on a connection: timing, the query event, error wrapping, row decoding. */
   run<R>(connection: DriverConnection, compiled: CompiledQuery, inTransaction: boolean): Promise<ExecutedQuery<R>> {
-    const { columns } = compiled;
     // Timing is only read by the query event.
     const started = this.settings.onQuery ? performance.now() : 0;
     let pending: Promise<DriverResult>;
     try {
-      pending = connection.query({
-        sql: compiled.sql,
-        params: compiled.params,
-        rowMode: columns ? "array" : "object",
-        wantsBigInt: columns ? this.#holdsBigInt(columns) : false,
-      });
+      pending = connection.query(this.#driverQuery(compiled));
     } catch (error) {
       return Promise.reject(this.#failed(error, compiled, started, inTransaction));
     }

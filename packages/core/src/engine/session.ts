@@ -31,8 +31,17 @@ async function runGuarded<T>(core: object, fn: () => Promise<T>): Promise<T> {
  * The engine is a session too.
  */
 export class Session extends BaseExecutor {
-  async runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
-    this.#refuseSelfDeadlock();
+  runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
+    try {
+      this.#refuseSelfDeadlock();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // An idle synchronous connection runs the statement at once: no acquire and release round.
+    return this.core.runNow<R>(compiled) ?? this.#runPooled<R>(compiled);
+  }
+
+  async #runPooled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
     const connection = await this.core.acquire();
     let result: ExecutedQuery<R>;
     try {
