@@ -38,8 +38,8 @@ export function rawPostgresSql(table: string) {
   const t = `"${table}"`;
   return {
     claim: `UPDATE ${t} SET "status" = $1, "attempts" = "attempts" + 1, "updated_at" = now() WHERE "id" = ANY(ARRAY(SELECT "id" FROM ${t} WHERE "status" = $2 AND "next_attempt_at" <= (now() + make_interval(secs => $3)) ORDER BY "next_attempt_at" ASC LIMIT ${DRAIN.batch} FOR UPDATE SKIP LOCKED)) RETURNING "id", "consumer", "idempotency_key", "status", "attempts", "next_attempt_at", "updated_at"`,
-    complete: (ids: number) =>
-      `UPDATE ${t} SET "status" = $1, "updated_at" = now() WHERE "id" IN (${Array.from({ length: ids }, (_, i) => `$${i + 2}`).join(", ")}) AND "status" = $${ids + 2} AND "attempts" = $${ids + 3}`,
+    // The ids travel as one array parameter, whatever their number.
+    complete: `UPDATE ${t} SET "status" = $1, "updated_at" = now() WHERE "id" = ANY($2) AND "status" = $3 AND "attempts" = $4`,
   };
 }
 
@@ -61,9 +61,8 @@ async function rawPgDrain(pool: pg.Pool, table: string, prepared: boolean): Prom
         else byAttempts.set(row.attempts, [row.id]);
       }
       for (const [attempts, ids] of byAttempts) {
-        const text = q.complete(ids.length);
-        const values = ["sent", ...ids, "sending", attempts];
-        await pool.query(prepared ? { name: `complete_${table}_${ids.length}`, text, values } : { text, values });
+        const values = ["sent", ids, "sending", attempts];
+        await pool.query(prepared ? { name: `complete_${table}`, text: q.complete, values } : { text: q.complete, values });
       }
     }
   };
@@ -83,7 +82,7 @@ async function assertSameSql(table: string, admin: pg.Pool): Promise<void> {
   }
   const q = rawPostgresSql(table);
   if (!seen.includes(q.claim)) throw new Error(`raw pg claim SQL differs from the recipes':\n${seen.join("\n")}`);
-  if (!seen.includes(q.complete(DRAIN.batch))) throw new Error(`raw pg completion SQL differs from the recipes':\n${seen.join("\n")}`);
+  if (!seen.includes(q.complete)) throw new Error(`raw pg completion SQL differs from the recipes':\n${seen.join("\n")}`);
 }
 
 export async function queueDrainPostgres(quick: boolean): Promise<SectionResult> {

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { and, column, deleteFrom, insert, Model, or, select, sql, update, ValidationError } from "../src/index.js";
 import { Outbound } from "./support/outbound.js";
@@ -260,6 +261,40 @@ describe("values must fit the column", () => {
     );
     refused(() => insert(Outbound).values({ ...message, id: "123" }), /uuid/);
     expect(() => select(Outbound).where({ id: ID.toUpperCase() })).not.toThrow();
+  });
+
+  test("a uuid is 8-4-4-4-12 hex digits of either case, exactly (random strings and near misses agree with the pattern)", () => {
+    const pattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const accepted = (v: string) => {
+      try {
+        select(Outbound).where({ id: v });
+        return true;
+      } catch (error) {
+        expect(error).toBeInstanceOf(ValidationError);
+        return false;
+      }
+    };
+    const hex = "0123456789abcdefABCDEF";
+    const near = (i: number) => {
+      // A valid uuid with one character swapped for one from a small alphabet of likely mistakes.
+      const chars = [...ID];
+      chars[i % 36] = "-gG0aF /\u0000\u00e9"[Math.floor(i / 36) % 11] as string;
+      return chars.join("");
+    };
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ minLength: 30, maxLength: 40 }),
+          fc.stringMatching(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/),
+          fc.integer({ min: 0, max: 36 * 11 - 1 }).map(near),
+          fc.array(fc.constantFrom(...hex, "-"), { minLength: 36, maxLength: 36 }).map((c) => c.join("")),
+        ),
+        (v) => {
+          expect(accepted(v)).toBe(pattern.test(v));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   test("enum value not in the list", () => {

@@ -1,6 +1,18 @@
-import type { ColumnMeta, CompileContext, DdlHooks, DialectCapabilities, InSubqueryNode as InSubquery } from "tempest-db-js";
+import type {
+  ColumnKind,
+  ColumnMeta,
+  CompileContext,
+  DdlHooks,
+  DialectCapabilities,
+  InListNode,
+  InSubqueryNode as InSubquery,
+  ParamNode,
+} from "tempest-db-js";
 import { SqlCompiler, ValidationError } from "tempest-db-js";
 import { decodePostgres, decodesAsIs, encodePostgres } from "./postgres-types.js";
+
+/** Column kinds whose IN lists are bound as one array (see inList). */
+const ARRAY_KINDS: ReadonlySet<ColumnKind> = new Set(["uuid", "text", "varchar", "enum", "integer", "bigint", "real", "numeric", "date"]);
 
 /** NAMEDATALEN - 1 in a stock build. */
 const MAX_IDENTIFIER_BYTES = 63;
@@ -66,6 +78,22 @@ export class PostgresCompiler extends SqlCompiler implements DdlHooks {
     const inner = this.select(select, this.unqualified(ctx));
     const test = `${this.column(node.column, ctx)} = ANY(ARRAY(${inner}))`;
     return node.negated ? `NOT (${test})` : test;
+  }
+
+  /**
+   * A list of bound values is one array parameter: `= ANY($n)` (`<> ALL($n)` for notIn), the server
+   * inferring the array's type from the column. The statement's text then no longer depends on the
+   * list's length, so one prepared statement (and its plan) serves every batch size, and the server
+   * parses one parameter instead of hundreds. Kinds whose array text pg might not write exactly,
+   * and lists holding expressions, keep `IN (...)`.
+   */
+  override inList(node: InListNode, ctx: CompileContext): string {
+    const column = node.column;
+    if (ctx.inline || !ARRAY_KINDS.has(column.kind) || !node.values.every((v) => v.kind === "param")) return super.inList(node, ctx);
+    const values = node.values.map((v) => encodePostgres((v as ParamNode).value, column));
+    // bind checks the text of every element, and binds the array as it is.
+    const placeholder = this.bind(values, undefined, ctx);
+    return `${this.column(column, ctx)} ${node.negated ? "<> ALL" : "= ANY"}(${placeholder})`;
   }
 
   columnType(column: ColumnMeta): string {

@@ -1,6 +1,7 @@
 import type { Executor, InferModel, ModelClass } from "tempest-db-js";
 import { ValidationError } from "tempest-db-js";
 import type { Backoff } from "./backoff.js";
+import type { ClaimOptions } from "./claim-batch.js";
 import { claimBatch } from "./claim-batch.js";
 import { markFailed } from "./mark-failed.js";
 import { markSent } from "./mark-sent.js";
@@ -85,10 +86,14 @@ export async function drain<M extends ModelClass<any>>(
   const failure = new AbortController();
   let firstError: unknown;
 
+  // Made once per drain, not per batch.
+  const claimOptions: ClaimOptions = { ...options, size: batchSize };
+  const settleOptions = { ...(options as DrainOptions<any>), maxAttempts };
+
   async function lane(): Promise<void> {
     while (!options.signal?.aborted && !failure.signal.aborted) {
       totals.reclaimed += await reclaimer.whenDue();
-      const batch = (await claimBatch(db, model, { ...options, size: batchSize })) as Record<string, unknown>[];
+      const batch = (await claimBatch(db, model, claimOptions)) as Record<string, unknown>[];
       if (batch.length === 0) {
         // Before concluding that nothing is due, give crashed workers' claims a chance.
         const reclaimed = await reclaimer.now();
@@ -96,7 +101,7 @@ export async function drain<M extends ModelClass<any>>(
         if (reclaimed > 0) continue;
         return;
       }
-      const result = await settleBatch(db, model, deliver, batch, { ...(options as DrainOptions<any>), maxAttempts });
+      const result = await settleBatch(db, model, deliver, batch, settleOptions);
       totals.sent += result.sent;
       totals.retried += result.retried;
       totals.failed += result.failed;
@@ -128,32 +133,51 @@ async function settleBatch(
   const sent: Record<string, unknown>[] = [];
   const retry: Record<string, unknown>[] = [];
   const failed: Record<string, unknown>[] = [];
-  await Promise.all(
-    batch.map(async (message) => {
-      const attempt = Number(message[q.f.attempts]);
-      // A claim past maxAttempts is one whose last attempt's worker died: it is not tried again.
-      if (attempt > options.maxAttempts) {
-        failed.push(message);
-        return;
-      }
-      try {
-        const timeout = options.deliveryTimeoutMs === undefined ? undefined : new AbortController();
-        await withTimeout(
-          Promise.resolve().then(() => deliver(message as never, { attempt, signal: options.signal, timeout: timeout?.signal })),
-          options.deliveryTimeoutMs,
-          timeout,
-        );
-        sent.push(message);
-      } catch (error) {
-        options.onDeliveryError?.(error, message as never);
-        (attempt >= options.maxAttempts ? failed : retry).push(message);
-      }
-    }),
-  );
+  const failedDelivery = (message: Record<string, unknown>, attempt: number, error: unknown) => {
+    options.onDeliveryError?.(error, message as never);
+    (attempt >= options.maxAttempts ? failed : retry).push(message);
+  };
+  // Deliveries start together; a synchronous deliver settles at once, without a promise of its own.
+  const pending: Promise<void>[] = [];
+  for (const message of batch) {
+    const attempt = Number(message[q.f.attempts]);
+    // A claim past maxAttempts is one whose last attempt's worker died: it is not tried again.
+    if (attempt > options.maxAttempts) {
+      failed.push(message);
+      continue;
+    }
+    const timeout = options.deliveryTimeoutMs === undefined ? undefined : new AbortController();
+    let outcome: unknown;
+    try {
+      outcome = deliver(message as never, { attempt, signal: options.signal, timeout: timeout?.signal });
+    } catch (error) {
+      failedDelivery(message, attempt, error);
+      continue;
+    }
+    if (!isThenable(outcome) && timeout === undefined) {
+      sent.push(message);
+      continue;
+    }
+    pending.push(
+      withTimeout(Promise.resolve(outcome), options.deliveryTimeoutMs, timeout).then(
+        () => void sent.push(message),
+        (error: unknown) => failedDelivery(message, attempt, error),
+      ),
+    );
+  }
+  if (pending.length > 0) await Promise.all(pending);
   const s = sent.length > 0 ? await markSent(db, model, sent, options) : { applied: 0, stale: 0 };
   const r = retry.length > 0 ? await requeue(db, model, retry, options) : { applied: 0, stale: 0 };
   const f = failed.length > 0 ? await markFailed(db, model, failed, options) : { applied: 0, stale: 0 };
   return { sent: s.applied, retried: r.applied, failed: f.applied, stale: s.stale + r.stale + f.stale };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as PromiseLike<unknown>).then === "function"
+  );
 }
 
 function positive(value: number, name: string): number {
@@ -165,12 +189,19 @@ function positive(value: number, name: string): number {
 function withTimeout<T>(promise: Promise<T>, ms: number | undefined, controller: AbortController | undefined): Promise<T> {
   if (ms === undefined) return promise;
   let timer: NodeJS.Timeout | undefined;
+  let timedOut: Error | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new Error(`delivery timed out after ${ms} ms`);
-      controller?.abort(error);
-      reject(error);
+      timedOut = new Error(`delivery timed out after ${ms} ms`);
+      reject(timedOut);
+      // A delivery that settles when told to stop has still timed out: the flag decides, not the race.
+      controller?.abort(timedOut);
     }, ms);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, timeout])
+    .then((value) => {
+      if (timedOut) throw timedOut;
+      return value;
+    })
+    .finally(() => clearTimeout(timer));
 }

@@ -16,7 +16,11 @@ const cache = new WeakMap<object, Map<string, QueueTable>>();
 
 /** Resolves (and caches) the queue view of a model, failing early on a field the model lacks. */
 export function queueTable(model: ModelClass<any>, options: QueueOptions = {}): QueueTable {
-  const key = JSON.stringify([options.fields ?? {}, options.statuses ?? {}, options.channel ?? ""]);
+  // The defaults, by far the usual case, skip serializing the options (recipes look this up per batch).
+  const key =
+    options.fields === undefined && options.statuses === undefined && options.channel === undefined
+      ? ""
+      : JSON.stringify([options.fields ?? {}, options.statuses ?? {}, options.channel ?? ""]);
   let byOptions = cache.get(model);
   const cached = byOptions?.get(key);
   if (cached) return cached;

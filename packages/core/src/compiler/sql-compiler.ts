@@ -1,4 +1,4 @@
-import type { ConditionNode, InSubqueryNode } from "../ast/condition-node.js";
+import type { ConditionNode, InListNode, InSubqueryNode } from "../ast/condition-node.js";
 import type {
   Assignment,
   ConflictClause,
@@ -348,7 +348,7 @@ export abstract class SqlCompiler {
         return node.op === "ilike" ? this.ilikeSql(left, right) : `${left} ${node.op} ${right}`;
       }
       case "inList":
-        return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${this.valueList(node.values, ctx)})`;
+        return this.inList(node, ctx);
       case "inSubquery":
         return this.inSubquery(node, ctx);
       case "isNull":
@@ -373,6 +373,11 @@ export abstract class SqlCompiler {
       default:
         return exhaustive(node);
     }
+  }
+
+  /** `column IN (values)` (never empty: the builder turns `in: []` into a constant). */
+  inList(node: InListNode, ctx: CompileContext): string {
+    return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${this.valueList(node.values, ctx)})`;
   }
 
   /** `like` patterns treat `\\` as the escape character on every dialect (`\\%` matches a literal %). */

@@ -141,6 +141,8 @@ export function hostileInputSuite(target: Target): void {
           expect(await ids(engine, { label: value })).toEqual([1]);
           expect(await ids(engine, { label: { eq: decoy } })).toEqual([2]);
           expect(await ids(engine, { label: { in: [value] } })).toEqual([1]);
+          expect(await ids(engine, { label: { in: [decoy, value, decoy] } })).toEqual([1, 2]);
+          expect(await ids(engine, { label: { notIn: [value] } })).toEqual([2]);
           expect(await ids(engine, { label: { ne: value } })).toEqual([2]);
           expect(await ids(engine, { label: { between: [value, value] } })).toEqual([1]);
           if (tagOf(value) !== null) expect(await ids(engine, { tag: value })).toEqual([1]);
