@@ -1,6 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { checkValue } from "../src/builder/check-value.js";
+import { valueAccepter } from "../src/builder/value-accepter.js";
 import { and, column, deleteFrom, insert, Model, or, select, sql, update, ValidationError } from "../src/index.js";
+import { tableMeta } from "../src/schema/table-meta.js";
 import { Outbound } from "./support/outbound.js";
 import { testEngine } from "./support/test-dialect.js";
 
@@ -444,5 +447,59 @@ describe("statement-level rules", () => {
     const q = select(Outbound, ["id"]).where({ status: "queued" });
     expect(engine.compile(q).sql).toContain("SELECT");
     await expect(engine.execute(q).all()).rejects.toThrow(/no database in core unit tests/);
+  });
+});
+
+describe("the bulk insert's per-column test", () => {
+  class Every extends Model {
+    static tablename = "every_kind";
+    id = column.integer().primaryKey();
+    t = column.text();
+    v = column.varchar(3);
+    u = column.uuid();
+    e = column.enum("a", "b");
+    b = column.bigint();
+    r = column.real();
+    n = column.numeric(10, 2);
+    f = column.boolean();
+    at = column.datetime();
+    d = column.date();
+    j = column.json();
+    x = column.bytes();
+  }
+
+  test("accepts exactly what checkValue accepts, for every column kind", () => {
+    const columns = tableMeta(Every).columns;
+    const samples = fc.oneof(
+      fc.anything({ withBigInt: true, withDate: true, withTypedArray: true, withBoxedValues: true, withNullPrototype: true }),
+      fc.constantFrom(
+        "a",
+        "b",
+        "ab😀",
+        "12.50",
+        "2024-02-29",
+        "8F14E45F-CEEA-467F-A0E6-1B4F2C9D1A02",
+        2 ** 53,
+        -0,
+        Number.NaN,
+        1.5,
+        new Date(Number.NaN),
+      ),
+    );
+    fc.assert(
+      fc.property(samples, (v) => {
+        for (const c of columns) {
+          let valid = v !== null;
+          try {
+            checkValue(c, v, "");
+          } catch (error) {
+            expect(error).toBeInstanceOf(ValidationError);
+            valid = false;
+          }
+          expect(valueAccepter(c)(v), `${c.kind} ${typeof v}`).toBe(valid);
+        }
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

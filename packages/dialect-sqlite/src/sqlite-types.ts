@@ -85,11 +85,51 @@ export function decodesAsIs(column: ColumnMeta): boolean {
 /** SQLite's own `datetime()` / `CURRENT_TIMESTAMP` spelling: UTC without a zone designator. */
 const SQLITE_DATETIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
 
+/** Positions of the separators in `YYYY-MM-DDTHH:MM:SS.sssZ`. */
+const ISO_SEPARATORS: readonly [number, number][] = [
+  [4, 45],
+  [7, 45],
+  [10, 84],
+  [13, 58],
+  [16, 58],
+  [19, 46],
+];
+
+/**
+ * The instant of a `YYYY-MM-DDTHH:MM:SS.sssZ` text, or undefined for anything the fast path does
+ * not cover exactly (a non-digit, a year before 100, a day past 28, a leap second): the Date parser
+ * decides those.
+ */
+function isoMilliseconds(text: string): number | undefined {
+  for (const [at, code] of ISO_SEPARATORS) if (text.charCodeAt(at) !== code) return undefined;
+  const n = (from: number, to: number): number => {
+    let v = 0;
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) return -1;
+      v = v * 10 + c;
+    }
+    return v;
+  };
+  const year = n(0, 4);
+  const month = n(5, 7);
+  const day = n(8, 10);
+  const hour = n(11, 13);
+  const minute = n(14, 16);
+  const second = n(17, 19);
+  const ms = n(20, 23);
+  if (year < 100 || month < 1 || month > 12 || day < 1 || day > 28 || hour > 23 || minute > 59 || second > 59 || ms < 0) return undefined;
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+}
+
 function parseSqliteDatetime(value: unknown, column: ColumnMeta): Date {
   if (value instanceof Date) return value;
   if (typeof value === "string") {
-    // The spelling this dialect writes (Date#toISOString, sql.now()): straight to the Date parser.
+    // The spelling this dialect writes (Date#toISOString, sql.now()): read field by field, which
+    // takes half the time of the Date parser (a claim decodes two datetimes per row).
     if (value.length === 24 && value.charCodeAt(23) === 90 /* Z */) {
+      const time = isoMilliseconds(value);
+      if (time !== undefined) return new Date(time);
       const date = new Date(value);
       if (!Number.isNaN(date.getTime())) return date;
     }

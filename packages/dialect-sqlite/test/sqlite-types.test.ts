@@ -164,6 +164,32 @@ describe.each(targets)("types on a %s database", (target) => {
     expect((error as Error).message).toContain(`outbound_messages.updated_at holds "soon"`);
   });
 
+  it("reads every stored ISO datetime back as the same instant (years 0000-9999, month ends, leap days)", async () => {
+    const { engine } = db;
+    const id = "10000000-0000-4000-8000-000000000011";
+    const texts = [
+      "0000-01-01T00:00:00.000Z",
+      "0099-12-31T23:59:59.999Z",
+      "0100-03-01T00:00:00.000Z",
+      "1970-01-01T00:00:00.000Z",
+      "2024-02-29T12:34:56.789Z",
+      "2023-02-28T23:59:59.999Z",
+      "2026-12-31T23:59:59.999Z",
+      "9999-12-31T23:59:59.999Z",
+    ];
+    for (let i = 0; i < 200; i++) texts.push(new Date(Date.UTC(0, 0, 1) * (1 - i / 100) + i * 7.3e10).toISOString());
+    for (const text of texts.filter((t) => t.length === 24)) {
+      await engine.execute(sql.expr`DELETE FROM "outbound_messages"`).rowsAffected();
+      await engine
+        .execute(
+          sql.expr`INSERT INTO "outbound_messages" ("id", "consumer", "status", "next_attempt_at") VALUES (${id}, 't', 'queued', ${text})`,
+        )
+        .rowsAffected();
+      const read = await engine.execute(select(Outbound, ["nextAttemptAt"]).where({ id })).one();
+      expect(read.nextAttemptAt.getTime(), text).toBe(new Date(text).getTime());
+    }
+  });
+
   it("the enum CHECK refuses a value that bypasses the builder", async () => {
     const error = await db.engine
       .execute(

@@ -1,6 +1,7 @@
 import { ValidationError } from "../errors.js";
 import { describe, isBytes, isDateValue } from "../expression/assert-bindable.js";
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
+import { isUuid } from "./is-uuid.js";
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const NUMERIC = /^-?\d+(\.\d+)?$/;
@@ -29,23 +30,6 @@ const checks: Record<ColumnKind, Check> = {
   json: (v) => (isJson(v, 0) ? undefined : "a JSON value (plain objects, arrays, strings, finite numbers, booleans, null)"),
   bytes: (v) => (isBytes(v) ? undefined : "a Uint8Array or Buffer"),
 };
-
-/**
- * 8-4-4-4-12 hexadecimal digits, either case: the text form every dialect stores. A loop over char
- * codes, since queue recipes check every id of every batch and a regex costs several times more.
- */
-function isUuid(text: string): boolean {
-  if (text.length !== 36) return false;
-  for (let i = 0; i < 36; i++) {
-    const c = text.charCodeAt(i);
-    if (i === 8 || i === 13 || i === 18 || i === 23) {
-      if (c !== 45) return false; // "-"
-    } else if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) {
-      return false; // not 0-9, a-f, A-F
-    }
-  }
-  return true;
-}
 
 function isJson(value: unknown, depth: number): boolean {
   if (depth > 100) return false;

@@ -24,7 +24,7 @@ export class DeleteBuilder<I extends Model, R> implements Executable<R> {
   }
 
   where(condition: WhereArg<I>): DeleteBuilder<I, R> {
-    const resolved = resolveWhere(this.#node.table, condition, `deleteFrom(${this.#node.table.model.name}).where`);
+    const resolved = resolveWhere(this.#node.table, condition, () => `deleteFrom(${this.#node.table.model.name}).where`);
     return new DeleteBuilder(withDelete(this.#node, { where: andConditions(this.#node.where, resolved) }), FROZEN);
   }
 

@@ -7,6 +7,7 @@ import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { checkValue } from "./check-value.js";
 import { fieldNames, isPlainRecord } from "./resolve-set.js";
+import { valueAccepter } from "./value-accepter.js";
 
 export interface ResolvedRows {
   readonly columns: readonly ColumnMeta[];
@@ -53,6 +54,7 @@ export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
   }
   const columns = Object.freeze(table.columns.filter((c) => present.has(c.field) || c.default?.kind === "random"));
   const width = columns.length;
+  const accepts = columns.map(valueAccepter);
   const grid: (readonly unknown[])[] = new Array(rows.length);
   let expressions: Set<number> | undefined;
   for (let i = 0; i < rows.length; i++) {
@@ -61,6 +63,12 @@ export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
     for (let c = 0; c < width; c++) {
       const column = columns[c] as ColumnMeta;
       const value = row[column.field];
+      // The usual cell, a fitting string or number, is kept as it is; anything else (null, missing,
+      // an object, a misfit) takes the full path below, which also words the error.
+      if (typeof value !== "object" && value !== undefined && (accepts[c] as (v: unknown) => boolean)(value)) {
+        cells[c] = value;
+        continue;
+      }
       // Only objects can be expressions: strings and numbers skip the brand test.
       const node = typeof value === "object" && value !== null ? expressionNode(value) : undefined;
       const cell = node ?? cellFor(column, value, table, i);

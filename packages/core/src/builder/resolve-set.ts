@@ -25,8 +25,21 @@ export function fieldNames(record: object, where: string): string[] {
   return names;
 }
 
-/** `{ field: value | expression }` into assignments; unknown fields and unfit values are refused. */
-export function resolveSet(table: TableMeta, input: unknown, where: string): Assignment[] {
+/**
+ * `{ field: value | expression }` into assignments; unknown fields and unfit values are refused.
+ * `where` describes the call for error messages; a function is asked only when there is an error.
+ */
+export function resolveSet(table: TableMeta, input: unknown, where: string | (() => string)): Assignment[] {
+  try {
+    // A quiet first pass, as in resolveWhere: the description is only needed to word an error.
+    return resolveAssignments(table, input, "");
+  } catch (error) {
+    if (!ValidationError.isInstance(error)) throw error;
+    return resolveAssignments(table, input, typeof where === "string" ? where : where());
+  }
+}
+
+function resolveAssignments(table: TableMeta, input: unknown, where: string): Assignment[] {
   if (!isPlainRecord(input)) throw new ValidationError(`${where}: expects an object of field values, got ${describe(input)}`);
   const assignments: Assignment[] = [];
   for (const field of fieldNames(input, where)) {
@@ -40,9 +53,10 @@ export function resolveSet(table: TableMeta, input: unknown, where: string): Ass
   return assignments;
 }
 
-export function mergeAssignments(previous: readonly Assignment[], next: readonly Assignment[]): readonly Assignment[] {
+/** `next` is the caller's fresh array from resolveSet: frozen in place, not copied. */
+export function mergeAssignments(previous: readonly Assignment[], next: Assignment[]): readonly Assignment[] {
   // The first set(): its fields are an object's own keys, so already distinct.
-  if (previous.length === 0) return Object.freeze([...next]);
+  if (previous.length === 0) return Object.freeze(next);
   const byField = new Map(previous.map((a) => [a.column.field, a]));
   for (const a of next) byField.set(a.column.field, a);
   return Object.freeze([...byField.values()]);

@@ -32,12 +32,31 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Turns the where language into a condition node, validating every field, operator and value. */
-export function resolveWhere(table: Table, input: unknown, where: string): ConditionNode {
+/**
+ * Turns the where language into a condition node, validating every field, operator and value.
+ * `where` describes the call for error messages; a function is asked only when there is an error.
+ */
+export function resolveWhere(table: Table, input: unknown, where: string | (() => string)): ConditionNode {
+  try {
+    // The first pass writes no descriptions (no string is built per field and operator); only when
+    // it fails does the same input go through again with them, to throw the worded error.
+    return resolveCondition(table, input, "");
+  } catch (error) {
+    if (!ValidationError.isInstance(error)) throw error;
+    return resolveCondition(table, input, typeof where === "string" ? where : where());
+  }
+}
+
+/** `where` + suffix, or nothing on the quiet pass. */
+function label(where: string, suffix: string): string {
+  return where === "" ? "" : where + suffix;
+}
+
+function resolveCondition(table: Table, input: unknown, where: string): ConditionNode {
   const expression = expressionNode(input);
   if (expression) return Object.freeze({ kind: "expressionCondition", expression });
   if (isCondition(input)) {
-    const items = input.items.map((item) => resolveWhere(table, item, where));
+    const items = input.items.map((item) => resolveCondition(table, item, where));
     if (input.op === "not") return Object.freeze({ kind: "not", item: items[0] as ConditionNode });
     if (items.length === 0) return input.op === "and" ? TRUE : FALSE;
     return items.length === 1 ? (items[0] as ConditionNode) : Object.freeze({ kind: input.op, items: Object.freeze(items) });
@@ -49,7 +68,7 @@ export function resolveWhere(table: Table, input: unknown, where: string): Condi
   for (const field of fieldNames(input, where)) {
     const column = table.byField.get(field);
     if (!column) throw new ValidationError(`${where}: ${table.model.name || table.name} has no field "${field}"`);
-    items.push(resolveField(column, input[field], `${where} on ${field}`));
+    items.push(resolveField(column, input[field], label(where, ` on ${field}`)));
   }
   if (items.length === 0) return TRUE;
   return items.length === 1 ? (items[0] as ConditionNode) : Object.freeze({ kind: "and", items: Object.freeze(items) });
@@ -68,7 +87,7 @@ function resolveField(column: ColumnMeta, value: unknown, where: string): Condit
 }
 
 function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where: string): ConditionNode {
-  const at = `${where}.${op}`;
+  const at = label(where, `.${op}`);
   switch (op) {
     case "eq":
     case "ne":
@@ -115,7 +134,7 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
       if (operand.length === 0) return negated ? TRUE : FALSE;
       // An index loop, not map: a hole in a sparse array is undefined, and refused, instead of skipped.
       const values: ValueNode[] = new Array(operand.length);
-      for (let i = 0; i < operand.length; i++) values[i] = resolveValue(column, operand[i], `${at}[${i}]`, false);
+      for (let i = 0; i < operand.length; i++) values[i] = resolveValue(column, operand[i], label(at, `[${i}]`), false);
       Object.freeze(values);
       return Object.freeze({ kind: "inList", column, negated, values });
     }
@@ -126,8 +145,8 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
       return Object.freeze({
         kind: "between",
         column,
-        low: resolveValue(column, operand[0], `${at}[0]`, false),
-        high: resolveValue(column, operand[1], `${at}[1]`, false),
+        low: resolveValue(column, operand[0], label(at, "[0]"), false),
+        high: resolveValue(column, operand[1], label(at, "[1]"), false),
       });
     }
     default:

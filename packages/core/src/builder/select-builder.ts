@@ -39,7 +39,7 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
 
   /** Adds conditions; several calls are ANDed. */
   where(condition: WhereArg<I>): SelectBuilder<I, R> {
-    const resolved = resolveWhere(this.#node.table, condition, `select(${this.#node.table.model.name}).where`);
+    const resolved = resolveWhere(this.#node.table, condition, () => `select(${this.#node.table.model.name}).where`);
     return new SelectBuilder(withSelect(this.#node, { where: andConditions(this.#node.where, resolved) }), FROZEN);
   }
 

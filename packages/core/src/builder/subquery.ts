@@ -12,8 +12,9 @@ export interface Subquery<T = unknown> {
 class SubqueryOperand {
   readonly node: SubqueryNode;
 
+  /** `node` is frozen by its maker (asSubquery); the operand itself is frozen here. */
   constructor(node: SubqueryNode) {
-    this.node = Object.freeze(node);
+    this.node = node;
     Object.freeze(this);
   }
 

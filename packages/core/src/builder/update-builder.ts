@@ -26,12 +26,12 @@ export class UpdateBuilder<I extends Model, R> implements Executable<R> {
 
   /** Values or expressions (`sql.raw`, `sql.expr`, `sql.now()`); any other object is a ValidationError. */
   set(values: SetOf<I>): UpdateBuilder<I, R> {
-    const assignments = resolveSet(this.#node.table, values, `update(${this.#node.table.model.name}).set`);
+    const assignments = resolveSet(this.#node.table, values, () => `update(${this.#node.table.model.name}).set`);
     return new UpdateBuilder(withUpdate(this.#node, { set: mergeAssignments(this.#node.set, assignments) }), FROZEN);
   }
 
   where(condition: WhereArg<I>): UpdateBuilder<I, R> {
-    const resolved = resolveWhere(this.#node.table, condition, `update(${this.#node.table.model.name}).where`);
+    const resolved = resolveWhere(this.#node.table, condition, () => `update(${this.#node.table.model.name}).where`);
     return new UpdateBuilder(withUpdate(this.#node, { where: andConditions(this.#node.where, resolved) }), FROZEN);
   }
 
