@@ -62,8 +62,53 @@ export function formatUtcDateTime(date: Date): string {
 
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?)?$/;
 
+/** Where `YYYY-MM-DD HH:MM:SS.sss` (a datetime(3) column's text) has its separators. */
+const SEPARATORS: readonly [number, number][] = [
+  [4, 45],
+  [7, 45],
+  [10, 32],
+  [13, 58],
+  [16, 58],
+  [19, 46],
+];
+
+/** The digits of text[from, to) as a number, or -1 when one is not a digit. */
+function digits(text: string, from: number, to: number): number {
+  let value = 0;
+  for (let i = from; i < to; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value;
+}
+
+/**
+ * The usual text, `YYYY-MM-DD HH:MM:SS.sss`, read field by field: a claim decodes two datetimes per
+ * row, and this takes a fraction of the regex's time. The same Date.UTC arithmetic as the general
+ * path; undefined (the general path decides) for any other shape or a year below 100.
+ */
+function fastUtcDateTime(text: string): Date | undefined {
+  if (text.length !== 23) return undefined;
+  for (const [at, code] of SEPARATORS) if (text.charCodeAt(at) !== code) return undefined;
+  const year = digits(text, 0, 4);
+  const fields = [
+    digits(text, 5, 7),
+    digits(text, 8, 10),
+    digits(text, 11, 13),
+    digits(text, 14, 16),
+    digits(text, 17, 19),
+    digits(text, 20, 23),
+  ];
+  if (year < 100 || fields.some((f) => f < 0)) return undefined;
+  const [month, day, hour, minute, second, ms] = fields as [number, number, number, number, number, number];
+  return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms));
+}
+
 /** `datetime` text as UTC. Parsed by hand: `Date.parse` would read a zone-less string as local time. */
 export function parseUtcDateTime(text: string): Date {
+  const fast = fastUtcDateTime(text);
+  if (fast) return fast;
   const m = DATETIME.exec(text);
   if (!m) return new Date(Number.NaN);
   const ms = m[7] ? Number(m[7].padEnd(3, "0").slice(0, 3)) : 0;
