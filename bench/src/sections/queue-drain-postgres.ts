@@ -147,7 +147,7 @@ export async function queueDrainPostgres(quick: boolean): Promise<SectionResult>
     },
     {
       name: "graphile-worker: run(), concurrency 4",
-      rounds: 1,
+      rounds: 3,
       warmupJobs: 2000,
       load: async (count) => {
         await admin.query("DELETE FROM graphile_worker._private_jobs");

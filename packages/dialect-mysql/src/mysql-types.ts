@@ -92,16 +92,13 @@ function fastUtcDateTime(text: string): Date | undefined {
   if (text.length !== 23) return undefined;
   for (const [at, code] of SEPARATORS) if (text.charCodeAt(at) !== code) return undefined;
   const year = digits(text, 0, 4);
-  const fields = [
-    digits(text, 5, 7),
-    digits(text, 8, 10),
-    digits(text, 11, 13),
-    digits(text, 14, 16),
-    digits(text, 17, 19),
-    digits(text, 20, 23),
-  ];
-  if (year < 100 || fields.some((f) => f < 0)) return undefined;
-  const [month, day, hour, minute, second, ms] = fields as [number, number, number, number, number, number];
+  const month = digits(text, 5, 7);
+  const day = digits(text, 8, 10);
+  const hour = digits(text, 11, 13);
+  const minute = digits(text, 14, 16);
+  const second = digits(text, 17, 19);
+  const ms = digits(text, 20, 23);
+  if (year < 100 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0 || ms < 0) return undefined;
   return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms));
 }
 

@@ -95,6 +95,17 @@ const ISO_SEPARATORS: readonly [number, number][] = [
   [19, 46],
 ];
 
+/** The digits of text[from, to) as a number, or -1 when one is not a digit. */
+function digits(text: string, from: number, to: number): number {
+  let value = 0;
+  for (let i = from; i < to; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value;
+}
+
 /**
  * The instant of a `YYYY-MM-DDTHH:MM:SS.sssZ` text, or undefined for anything the fast path does
  * not cover exactly (a non-digit, a year before 100, a day past 28, a leap second): the Date parser
@@ -102,23 +113,28 @@ const ISO_SEPARATORS: readonly [number, number][] = [
  */
 function isoMilliseconds(text: string): number | undefined {
   for (const [at, code] of ISO_SEPARATORS) if (text.charCodeAt(at) !== code) return undefined;
-  const n = (from: number, to: number): number => {
-    let v = 0;
-    for (let i = from; i < to; i++) {
-      const c = text.charCodeAt(i) - 48;
-      if (c < 0 || c > 9) return -1;
-      v = v * 10 + c;
-    }
-    return v;
-  };
-  const year = n(0, 4);
-  const month = n(5, 7);
-  const day = n(8, 10);
-  const hour = n(11, 13);
-  const minute = n(14, 16);
-  const second = n(17, 19);
-  const ms = n(20, 23);
-  if (year < 100 || month < 1 || month > 12 || day < 1 || day > 28 || hour > 23 || minute > 59 || second > 59 || ms < 0) return undefined;
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 7);
+  const day = digits(text, 8, 10);
+  const hour = digits(text, 11, 13);
+  const minute = digits(text, 14, 16);
+  const second = digits(text, 17, 19);
+  const ms = digits(text, 20, 23);
+  if (
+    year < 100 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > 28 ||
+    hour > 23 ||
+    minute > 59 ||
+    second > 59 ||
+    minute < 0 ||
+    second < 0 ||
+    hour < 0 ||
+    ms < 0
+  )
+    return undefined;
   return Date.UTC(year, month - 1, day, hour, minute, second, ms);
 }
 

@@ -1,0 +1,18 @@
+import "@tempest-db-js/dialect-postgres";
+import { drain, ensureQueueSchema } from "@tempest-db-js/queue-recipes";
+import pg from "pg";
+import { createEngine, sql } from "tempest-db-js";
+import { PG_URL } from "./src/lib/env.js";
+import { queueModel } from "./src/lib/models.js";
+import { loadPostgresJobs } from "./src/sections/queue-drain-postgres.js";
+const table = "bench_prof_drain";
+const admin = new pg.Pool({ connectionString: PG_URL, max: 2 });
+const engine = createEngine(PG_URL, { poolSize: 1 });
+await engine.execute(sql.raw(`DROP TABLE IF EXISTS "${table}"`)).rowsAffected();
+const Job = queueModel(table);
+await ensureQueueSchema(engine, Job);
+await loadPostgresJobs(admin, table, 500);
+await drain(engine, Job, () => {}, { batchSize: 50, concurrency: 1 });
+const rows = await engine.transaction(async (tx) => tx.execute(sql.raw("SELECT name, left(statement, 60) AS s, generic_plans, custom_plans FROM pg_prepared_statements")).all());
+console.log(rows);
+await engine.close(); await admin.end();
