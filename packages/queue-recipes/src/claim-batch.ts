@@ -6,6 +6,7 @@ import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
 import { runClaimTransaction } from "./run-claim-transaction.js";
+import { cachedStatement } from "./statement-cache.js";
 
 export interface ClaimOptions extends QueueOptions {
   /** Most rows to claim (the claim never returns more). */
@@ -66,12 +67,21 @@ export async function claimBatch<M extends ModelClass<any>>(db: Executor, model:
   return sortDue(q, rows) as InferModel<M>[];
 }
 
+/** What a claim statement depends on besides the queue table. */
+function claimKey(kind: string, plan: ClaimPlan, options: ClaimOptions): string {
+  const lock = plan.lock === undefined ? "none" : plan.lock.skipLocked ? "skip" : "wait";
+  const consumer = options.consumer === undefined ? "" : JSON.stringify(options.consumer);
+  return `${kind}:${lock}:${options.size}:${consumer}`;
+}
+
 function candidates(q: QueueTable, plan: ClaimPlan, options: ClaimOptions) {
-  const query = select(q.model, [q.f.id] as any)
-    .where(dueCondition(q, options.consumer) as any)
-    .orderBy(q.f.nextAttemptAt as any)
-    .limit(options.size);
-  return plan.lock ? query.forUpdate(plan.lock) : query;
+  return cachedStatement(q, claimKey("candidates", plan, options), () => {
+    const query = select(q.model, [q.f.id] as any)
+      .where(dueCondition(q, options.consumer) as any)
+      .orderBy(q.f.nextAttemptAt as any)
+      .limit(options.size);
+    return plan.lock ? query.forUpdate(plan.lock) : query;
+  });
 }
 
 function claimSet(q: QueueTable): Record<string, unknown> {
@@ -83,10 +93,12 @@ function claimSet(q: QueueTable): Record<string, unknown> {
 }
 
 async function claimSingle(db: Executor, q: QueueTable, plan: ClaimPlan, options: ClaimOptions): Promise<Record<string, unknown>[]> {
-  const statement = update(q.model)
-    .set(claimSet(q) as any)
-    .where({ [q.f.id]: { in: candidates(q, plan, options).asSubquery(q.f.id as any) } } as any)
-    .returning();
+  const statement = cachedStatement(q, claimKey("single", plan, options), () =>
+    update(q.model)
+      .set(claimSet(q) as any)
+      .where({ [q.f.id]: { in: candidates(q, plan, options).asSubquery(q.f.id as any) } } as any)
+      .returning(),
+  );
   return (await db.execute(statement).all()) as Record<string, unknown>[];
 }
 
