@@ -22,13 +22,16 @@ const forgeries: [string, unknown][] = [
 ];
 
 describe("the expression brand", () => {
-  test("is a non-enumerable symbol: invisible to keys, JSON and spread", () => {
+  test("is a non-enumerable symbol on the prototype: invisible to keys, JSON, spread and clones", () => {
     expect(isExpression(real)).toBe(true);
     expect(Object.keys(real)).toEqual(["node"]);
     expect(JSON.stringify(real)).toBe(`{"node":{"kind":"raw","text":"attempts + 1"}}`);
-    const symbols = Object.getOwnPropertySymbols(real);
+    expect(Object.getOwnPropertySymbols(real)).toHaveLength(0);
+    const proto = Object.getPrototypeOf(real) as object;
+    const symbols = Object.getOwnPropertySymbols(proto);
     expect(symbols).toHaveLength(1);
-    expect(Object.getOwnPropertyDescriptor(real, symbols[0]!)?.enumerable).toBe(false);
+    expect(Object.getOwnPropertyDescriptor(proto, symbols[0]!)?.enumerable).toBe(false);
+    expect(Object.isFrozen(real)).toBe(true);
     expect(Object.isFrozen(real)).toBe(true);
     expect(Object.isFrozen(real.node)).toBe(true);
   });

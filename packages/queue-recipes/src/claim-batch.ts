@@ -84,12 +84,15 @@ function candidates(q: QueueTable, plan: ClaimPlan, options: ClaimOptions) {
   });
 }
 
+/** The claim's assignments: the same for every claim of a queue table, so made once. */
 function claimSet(q: QueueTable): Record<string, unknown> {
-  return {
-    [q.f.status]: q.s.sending,
-    [q.f.attempts]: sql.expr`${sql.ref(q.f.attempts)} + 1`,
-    [q.f.updatedAt]: sql.now(),
-  };
+  return cachedStatement(q, "claimSet", () =>
+    Object.freeze({
+      [q.f.status]: q.s.sending,
+      [q.f.attempts]: sql.expr`${sql.ref(q.f.attempts)} + 1`,
+      [q.f.updatedAt]: sql.now(),
+    }),
+  );
 }
 
 async function claimSingle(db: Executor, q: QueueTable, plan: ClaimPlan, options: ClaimOptions): Promise<Record<string, unknown>[]> {

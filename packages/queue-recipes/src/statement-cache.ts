@@ -6,7 +6,7 @@ const LIMIT = 64;
 const cache = new WeakMap<QueueTable, Map<string, unknown>>();
 
 /**
- * A statement that depends only on the queue table and `key` (a claim for a size and consumers: no
+ * A statement (or part of one) that depends only on the queue table and `key` (a claim for a size and consumers: no
  * per-call value), built once. Builders are immutable, and the engine compiles a statement object
  * it has seen before from its cache, so a drain's claims skip building and compiling, and the
  * driver finds the same SQL string (its hash already computed) batch after batch.

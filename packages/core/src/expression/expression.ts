@@ -16,10 +16,25 @@ export interface Expression<T = unknown> {
 
 declare const typeBrand: unique symbol;
 
+/**
+ * The brand sits on the prototype, non-enumerable: a spread, JSON or structured clone of an
+ * expression is a plain object without it, and making an expression costs no property definition.
+ */
+class BrandedExpression {
+  readonly node: ExpressionNode;
+
+  constructor(node: ExpressionNode) {
+    this.node = node;
+    Object.freeze(this);
+  }
+
+  static {
+    Object.defineProperty(this.prototype, BRAND, { value: true });
+  }
+}
+
 export function brandExpression<T>(node: ExpressionNode): Expression<T> {
-  const expression = { node: Object.freeze(node) };
-  Object.defineProperty(expression, BRAND, { value: true });
-  return Object.freeze(expression) as Expression<T>;
+  return new BrandedExpression(Object.freeze(node)) as unknown as Expression<T>;
 }
 
 export function isExpression(value: unknown): value is Expression {
