@@ -68,6 +68,11 @@ export class MysqlCompiler extends SqlCompiler implements DdlHooks {
     return decodesAsIs(column);
   }
 
+  /** encodeMysql changes only JSON, uuids (to lower case), Dates and byte arrays. */
+  override encodesAsIs(column: ColumnMeta): boolean {
+    return column.kind !== "json" && column.kind !== "uuid";
+  }
+
   /**
    * MySQL reads backslashes in string literals as escapes. TEXT, JSON and BLOB columns take a
    * default only as an expression on MySQL 8, hence the parentheses (MariaDB accepts both).

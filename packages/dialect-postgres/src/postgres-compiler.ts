@@ -57,6 +57,11 @@ export class PostgresCompiler extends SqlCompiler implements DdlHooks {
     return decodesAsIs(column);
   }
 
+  /** encodePostgres changes only JSON, bigints (to text) and byte arrays. */
+  override encodesAsIs(column: ColumnMeta): boolean {
+    return column.kind !== "json" && column.kind !== "bigint" && column.kind !== "numeric" && column.kind !== "bytes";
+  }
+
   override literal(value: unknown, column: ColumnMeta | undefined): string {
     if (value instanceof Uint8Array) return `'\\x${Buffer.from(value).toString("hex")}'::bytea`;
     if (value instanceof Date) return `'${value.toISOString()}'::timestamptz`;

@@ -89,8 +89,10 @@ describe("IN lists on PostgreSQL: one array parameter", () => {
     // Kinds left as IN (...): datetimes, and lists holding an expression.
     expect(engine.compile(select(Kinds, ["id"]).where({ at: { in: [new Date(0)] } })).sql).toContain('"at" IN ($1)');
     expect(await ids({ at: { in: [new Date(1000)] } })).toEqual([2]);
-    expect(engine.compile(select(Kinds, ["id"]).where({ id: { in: [1, sql.raw("2")] } })).sql).toContain('"id" IN ($1, 2)');
-    expect(await ids({ id: { in: [1, sql.raw("2")] } })).toEqual([1, 2]);
+    // The types allow values only; at run time an expression in the list is SQL, kept in place.
+    const mixed = [1, sql.raw("2")] as unknown as number[];
+    expect(engine.compile(select(Kinds, ["id"]).where({ id: { in: mixed } })).sql).toContain('"id" IN ($1, 2)');
+    expect(await ids({ id: { in: mixed } })).toEqual([1, 2]);
   });
 
   it("one statement text, and one prepared statement, serve every list length", async () => {

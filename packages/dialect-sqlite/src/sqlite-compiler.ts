@@ -1,6 +1,6 @@
 import type { BeginOptions, ColumnMeta, DdlHooks, DialectCapabilities } from "tempest-db-js";
 import { SqlCompiler } from "tempest-db-js";
-import { decodeSqlite, decodesAsIs, encodeSqlite } from "./sqlite-types.js";
+import { decodeSqlite, decodesAsIs, encodeSqlite, encodesAsIs } from "./sqlite-types.js";
 
 type LockClause = Parameters<SqlCompiler["lockClause"]>[0];
 
@@ -39,6 +39,10 @@ export class SqliteCompiler extends SqlCompiler implements DdlHooks {
 
   override decodesAsIs(column: ColumnMeta): boolean {
     return decodesAsIs(column);
+  }
+
+  override encodesAsIs(column: ColumnMeta): boolean {
+    return encodesAsIs(column);
   }
 
   /** SQLite has no default LIKE escape character; PostgreSQL and MySQL use backslash, so say so. */

@@ -67,6 +67,22 @@ export function decodeSqlite(value: unknown, column: ColumnMeta): unknown {
   }
 }
 
+/** Kinds whose strings and numbers encodeSqlite passes through unchanged (booleans become 0/1). */
+export function encodesAsIs(column: ColumnMeta): boolean {
+  switch (column.kind) {
+    case "uuid":
+    case "text":
+    case "varchar":
+    case "enum":
+    case "date":
+    case "integer":
+    case "real":
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** Kinds whose better-sqlite3 value already is the JavaScript value (BLOBs arrive as Buffer). */
 export function decodesAsIs(column: ColumnMeta): boolean {
   switch (column.kind) {

@@ -67,14 +67,17 @@ export interface InsertNode {
   readonly kind: "insert";
   readonly table: TableMeta;
   readonly columns: readonly ColumnMeta[];
+  /** How many rows VALUES holds. */
+  readonly rowCount: number;
   /**
-   * One frozen array per row, one cell per column: the value to bind for that column, already
-   * checked against it; or, at the positions `expressions` lists, an ExpressionNode.
+   * The VALUES grid, row after row, one cell per column (cell `row * columns.length + column`):
+   * the value to bind for that column, already checked against it; or, at the positions
+   * `expressions` lists, an ExpressionNode. One frozen array for the whole grid.
    */
-  readonly rows: readonly (readonly unknown[])[];
+  readonly cells: readonly unknown[];
   /**
-   * The cells that hold SQL rather than a value (`sql.now()`, a column default expression), as
-   * `row * columns.length + column`. Empty in the usual bulk insert, which then binds every cell.
+   * The cells that hold SQL rather than a value (`sql.now()`, a column default expression). Empty in
+   * the usual bulk insert, which then binds every cell.
    */
   readonly expressions: ReadonlySet<number>;
   readonly conflict: ConflictClause | undefined;

@@ -43,7 +43,12 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
   values(rows: InsertOf<I> | readonly InsertOf<I>[]): InsertBuilder<I, R> {
     const resolved = resolveRows(this.#node.table, rows);
     return new InsertBuilder(
-      withInsert(this.#node, { columns: resolved.columns, rows: resolved.rows, expressions: resolved.expressions }),
+      withInsert(this.#node, {
+        columns: resolved.columns,
+        rowCount: resolved.rowCount,
+        cells: resolved.cells,
+        expressions: resolved.expressions,
+      }),
       FROZEN,
     );
   }
@@ -96,7 +101,7 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
   }
 
   toNode(): StatementNode {
-    if (this.#node.rows.length === 0)
+    if (this.#node.rowCount === 0)
       throw new ValidationError(`insert(${this.#node.table.model.name}): call .values() with at least one row`);
     return this.#node;
   }
@@ -126,7 +131,8 @@ function withInsert(node: InsertNode, change: Partial<InsertNode>): InsertNode {
     kind: "insert",
     table: node.table,
     columns: change.columns ?? node.columns,
-    rows: change.rows ?? node.rows,
+    rowCount: change.rowCount ?? node.rowCount,
+    cells: change.cells ?? node.cells,
     expressions: change.expressions ?? node.expressions,
     conflict: change.conflict ?? node.conflict,
     returning: change.returning ?? node.returning,
@@ -142,7 +148,8 @@ export function insert<M extends ModelClass>(model: M): InsertBuilder<InstanceTy
       kind: "insert",
       table: tableMeta(model),
       columns: NONE,
-      rows: NONE,
+      rowCount: 0,
+      cells: NONE,
       expressions: NO_CELLS,
       conflict: undefined,
       returning: undefined,

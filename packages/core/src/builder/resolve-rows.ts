@@ -11,8 +11,9 @@ import { valueAccepter } from "./value-accepter.js";
 
 export interface ResolvedRows {
   readonly columns: readonly ColumnMeta[];
-  /** One frozen array of cells per row (see InsertNode.rows). */
-  readonly rows: readonly (readonly unknown[])[];
+  readonly rowCount: number;
+  /** The grid, row after row (see InsertNode.cells). */
+  readonly cells: readonly unknown[];
   /** Positions (row * width + column) of the cells that are expressions. */
   readonly expressions: ReadonlySet<number>;
 }
@@ -55,18 +56,17 @@ export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
   const columns = Object.freeze(table.columns.filter((c) => present.has(c.field) || c.default?.kind === "random"));
   const width = columns.length;
   const accepts = columns.map(valueAccepter);
-  const grid: (readonly unknown[])[] = new Array(rows.length);
+  const cells: unknown[] = new Array(rows.length * width);
   let expressions: Set<number> | undefined;
-  for (let i = 0; i < rows.length; i++) {
+  for (let i = 0, at = 0; i < rows.length; i++) {
     const row = rows[i] as Record<string, unknown>;
-    const cells: unknown[] = new Array(width);
-    for (let c = 0; c < width; c++) {
+    for (let c = 0; c < width; c++, at++) {
       const column = columns[c] as ColumnMeta;
       const value = row[column.field];
       // The usual cell, a fitting string or number, is kept as it is; anything else (null, missing,
       // an object, a misfit) takes the full path below, which also words the error.
       if (typeof value !== "object" && value !== undefined && (accepts[c] as (v: unknown) => boolean)(value)) {
-        cells[c] = value;
+        cells[at] = value;
         continue;
       }
       // Only objects can be expressions: strings and numbers skip the brand test.
@@ -74,13 +74,17 @@ export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
       const cell = node ?? cellFor(column, value, table, i);
       if (node !== undefined || (value === undefined && column.default?.kind === "expression")) {
         expressions ??= new Set();
-        expressions.add(i * width + c);
+        expressions.add(at);
       }
-      cells[c] = cell;
+      cells[at] = cell;
     }
-    grid[i] = Object.freeze(cells);
   }
-  return { columns, rows: Object.freeze(grid), expressions: expressions ? Object.freeze(expressions) : NO_EXPRESSIONS };
+  return {
+    columns,
+    rowCount: rows.length,
+    cells: Object.freeze(cells),
+    expressions: expressions ? Object.freeze(expressions) : NO_EXPRESSIONS,
+  };
 }
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {

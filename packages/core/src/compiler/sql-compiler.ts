@@ -84,6 +84,14 @@ export abstract class SqlCompiler {
     return value;
   }
 
+  /**
+   * True when encodeParam returns this column's non-object values (strings, numbers, booleans,
+   * bigints) unchanged, so a bulk insert can bind them without the call.
+   */
+  encodesAsIs(_column: ColumnMeta): boolean {
+    return this.encodeParam === SqlCompiler.prototype.encodeParam;
+  }
+
   /** True when the driver already delivers this column's JavaScript value, so decoding can skip it. */
   decodesAsIs(_column: ColumnMeta): boolean {
     return this.decodeValue === SqlCompiler.prototype.decodeValue;
@@ -463,19 +471,18 @@ export abstract class SqlCompiler {
    * gets the cell-by-cell path.
    */
   valuesRows(node: InsertNode, ctx: CompileContext): string {
-    const { rows, columns, expressions } = node;
+    const { rowCount, cells, columns, expressions } = node;
     const width = columns.length;
     const start = ctx.params.length;
     const plain =
       expressions.size === 0 && !ctx.inline && this.value === SqlCompiler.prototype.value && this.bind === SqlCompiler.prototype.bind;
     if (!plain) {
       let sql = "";
-      for (let r = 0; r < rows.length; r++) {
-        const row = rows[r] as readonly unknown[];
+      for (let r = 0, at = 0; r < rowCount; r++) {
         sql += r === 0 ? "(" : ", (";
-        for (let c = 0; c < width; c++) {
-          const cell = row[c];
-          const text = expressions.has(r * width + c) ? this.value(cell as ValueNode, ctx) : this.bind(cell, columns[c] as ColumnMeta, ctx);
+        for (let c = 0; c < width; c++, at++) {
+          const cell = cells[at];
+          const text = expressions.has(at) ? this.value(cell as ValueNode, ctx) : this.bind(cell, columns[c] as ColumnMeta, ctx);
           sql += c === 0 ? text : `, ${text}`;
         }
         sql += ")";
@@ -484,23 +491,23 @@ export abstract class SqlCompiler {
     }
     const params = ctx.params;
     const nulInText = this.capabilities.nulInText;
-    for (let r = 0; r < rows.length; r++) {
-      const row = rows[r] as readonly unknown[];
-      for (let c = 0; c < width; c++) {
-        const value = row[c];
-        const column = columns[c] as ColumnMeta;
-        // Numbers, booleans and null hold no text: only strings and objects are looked into.
-        if (typeof value === "string" ? textProblem(value, nulInText) : typeof value === "object" && value !== null) {
-          this.#checkText(value, column);
-        }
-        params.push(this.encodeParam(value, column));
+    // Columns whose primitive values the dialect binds unchanged skip the encode call.
+    const asIs = columns.map((column) => this.encodesAsIs(column));
+    for (let at = 0, c = 0; at < cells.length; at++, c = c + 1 === width ? 0 : c + 1) {
+      const value = cells[at];
+      const column = columns[c] as ColumnMeta;
+      // Numbers, booleans and null hold no text: only strings and objects are looked into.
+      if (typeof value === "string" ? textProblem(value, nulInText) : typeof value === "object" && value !== null) {
+        this.#checkText(value, column);
       }
+      params.push(asIs[c] && typeof value !== "object" ? value : this.encodeParam(value, column));
     }
-    const key = `${start}:${rows.length}:${width}`;
+    const rows = rowCount;
+    const key = `${start}:${rows}:${width}`;
     let text = this.#valuesTexts.get(key);
     if (text === undefined) {
       const parts: string[] = [];
-      for (let r = 0, n = start; r < rows.length; r++) {
+      for (let r = 0, n = start; r < rows; r++) {
         const row: string[] = [];
         for (let c = 0; c < width; c++) row.push(this.placeholder(++n));
         parts.push(`(${row.join(", ")})`);
