@@ -301,6 +301,10 @@ describe("statements", () => {
     // Rows naming the same fields in another order, or other fields, are checked field by field.
     expect(() => insert(Stamped).values([{ id: 1 }, { id: 2, nope: 1 } as never])).toThrow(/row 1: no field "nope"/);
     expect(() => insert(Stamped).values([{ id: 1 }, { id: 2, at: undefined } as never])).toThrow(/row 1: at is undefined/);
+    // The same fields as the row before, one of them undefined: caught as the cells are read.
+    expect(() => insert(Stamped).values([{ id: 1, at: T0 }, { id: 2, at: T0 }, { id: 3, at: undefined } as never])).toThrow(
+      /values: row 2: at is undefined; omit the field or pass null/,
+    );
     expect(() => insert(Stamped).values([{ id: 1 }, { id: "2" } as never])).toThrow(/values row 1: id expects a safe integer/);
   });
 

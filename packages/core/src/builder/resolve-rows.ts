@@ -35,15 +35,13 @@ export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
     const row = rows[i];
     if (!isPlainRecord(row)) throw new ValidationError(`insert(${table.model.name}).values: row ${i} is ${describe(row)}, not an object`);
     const names = rowFieldNames(row, table, i);
-    // Rows of a bulk insert usually name the same fields in the same order: those were checked.
-    const known = previous !== undefined && sameNames(previous, names);
-    for (const field of names) {
-      if (!known) {
+    // Rows of a bulk insert usually name the same fields in the same order: those were checked, and
+    // a field such a row sets to undefined is caught when its cells are read below.
+    if (previous === undefined || !sameNames(previous, names)) {
+      for (const field of names) {
         if (!table.byField.has(field)) throw new ValidationError(`insert(${table.model.name}).values: row ${i}: no field "${field}"`);
         present.add(field);
-      }
-      if (row[field] === undefined) {
-        throw new ValidationError(`insert(${table.model.name}).values: row ${i}: ${field} is undefined; omit the field or pass null`);
+        if (row[field] === undefined) throw undefinedField(table, i, field);
       }
     }
     previous = names;
@@ -69,6 +67,7 @@ export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
         cells[at] = value;
         continue;
       }
+      if (value === undefined && Object.hasOwn(row, column.field)) throw undefinedField(table, i, column.field);
       // Only objects can be expressions: strings and numbers skip the brand test.
       const node = typeof value === "object" && value !== null ? expressionNode(value) : undefined;
       const cell = node ?? cellFor(column, value, table, i);
@@ -85,6 +84,10 @@ export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
     cells: Object.freeze(cells),
     expressions: expressions ? Object.freeze(expressions) : NO_EXPRESSIONS,
   };
+}
+
+function undefinedField(table: TableMeta, i: number, field: string): ValidationError {
+  return new ValidationError(`insert(${table.model.name}).values: row ${i}: ${field} is undefined; omit the field or pass null`);
 }
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
