@@ -1,18 +1,32 @@
-import type { ExecuteValues, Pool, PoolConnection, PoolOptions, ResultSetHeader } from "mysql2/promise";
+import type { PoolConnection as CorePoolConnection, QueryError as MysqlQueryError } from "mysql2";
+import type { ExecuteValues, Pool, PoolOptions, ResultSetHeader } from "mysql2/promise";
 import mysql from "mysql2/promise";
 import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
 import { markNoWaitFailure, redactValues } from "./classify-mysql-error.js";
 import type { MysqlServerVersion } from "./mysql-server-version.js";
 import { parseServerVersion } from "./mysql-server-version.js";
 
-type CoreConnection = PoolConnection["connection"];
-
 const ER_LOCK_WAIT_TIMEOUT = 1205;
 
-class MysqlConnection implements DriverConnection {
-  readonly #conn: PoolConnection;
+type Outcome = unknown[] | ResultSetHeader;
 
-  constructor(conn: PoolConnection) {
+/**
+ * One statement on mysql2's callback API. Its promise wrapper captures a stack trace for every call
+ * (an Error per statement); a failure here is wrapped by the engine with the SQL instead.
+ */
+function run(conn: CorePoolConnection, query: DriverQuery): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const done = (error: MysqlQueryError | null, result: unknown) => (error ? reject(error) : resolve(result as Outcome));
+    const options = { sql: query.sql, rowsAsArray: query.rowMode === "array" };
+    if (query.params.length > 0) conn.execute(options, query.params.map(toWire), done);
+    else conn.query(options, done);
+  });
+}
+
+class MysqlConnection implements DriverConnection {
+  readonly #conn: CorePoolConnection;
+
+  constructor(conn: CorePoolConnection) {
     this.#conn = conn;
   }
 
@@ -21,17 +35,17 @@ class MysqlConnection implements DriverConnection {
    * end up in an error. Without: the text protocol, because MySQL cannot prepare every statement
    * (START TRANSACTION, SAVEPOINT, ...).
    */
-  async query(query: DriverQuery): Promise<DriverResult> {
-    const options = { sql: query.sql, rowsAsArray: query.rowMode === "array" };
+  query(query: DriverQuery): Promise<DriverResult> {
+    let pending: Promise<Outcome>;
     try {
-      const [result] =
-        query.params.length > 0 ? await this.#conn.execute(options, query.params.map(toWire)) : await this.#conn.query(options);
-      if (Array.isArray(result)) return { rows: result, rowsAffected: result.length };
-      return { rows: [], rowsAffected: (result as ResultSetHeader).affectedRows ?? 0 };
+      pending = run(this.#conn, query);
     } catch (error) {
+      return Promise.reject(scrub(error));
+    }
+    return pending.then(toDriverResult, (error: unknown) => {
       if ((error as { errno?: unknown }).errno === ER_LOCK_WAIT_TIMEOUT && /\bNOWAIT\b/i.test(query.sql)) markNoWaitFailure(error);
       throw scrub(error);
-    }
+    });
   }
 
   release(broken?: boolean): void {
@@ -44,7 +58,8 @@ class MysqlConnection implements DriverConnection {
 export class MysqlDriver implements Driver {
   readonly #pool: Pool;
   readonly #config: DriverConfig;
-  readonly #prepared = new WeakSet<CoreConnection>();
+  /** Connections whose session has been set up (the pool hands the same ones out again). */
+  readonly #prepared = new WeakSet<object>();
   #server: Promise<MysqlServerVersion | undefined> | undefined;
 
   constructor(config: DriverConfig) {
@@ -73,20 +88,23 @@ export class MysqlDriver implements Driver {
   }
 
   async acquire(): Promise<DriverConnection> {
-    const conn = await this.#pool.getConnection();
-    if (!this.#prepared.has(conn.connection)) {
+    // The core pool's callback API: no stack trace captured per acquire (see run()).
+    const conn = await new Promise<CorePoolConnection>((resolve, reject) => {
+      this.#pool.pool.getConnection((error, connection) => (error ? reject(error) : resolve(connection)));
+    });
+    if (!this.#prepared.has(conn)) {
       try {
-        await conn.query(await this.#sessionSql(conn));
+        await run(conn, { sql: await this.#sessionSql(conn), params: [], rowMode: "object" });
         // READ COMMITTED, PostgreSQL's default: an UPDATE that scans past a row another transaction
         // holds reads its committed version instead of waiting for it (semi-consistent read), and no
         // gap locks, which under REPEATABLE READ turn concurrent queue claims into deadlocks.
         // A transaction may still ask for another level.
-        await conn.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+        await run(conn, { sql: "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", params: [], rowMode: "object" });
       } catch (error) {
         conn.destroy();
         throw scrub(error);
       }
-      this.#prepared.add(conn.connection);
+      this.#prepared.add(conn);
     }
     return new MysqlConnection(conn);
   }
@@ -100,7 +118,7 @@ export class MysqlDriver implements Driver {
    * this dialect writes. Strict mode, so that a bad value is an error and not a silent truncation.
    * No NO_BACKSLASH_ESCAPES, since DDL literals are written with backslash escapes.
    */
-  async #sessionSql(conn: PoolConnection): Promise<string> {
+  async #sessionSql(conn: CorePoolConnection): Promise<string> {
     const settings = [
       "time_zone = '+00:00'",
       "sql_mode = CONCAT_WS(',', NULLIF(TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ',')), ''), 'STRICT_TRANS_TABLES')",
@@ -122,10 +140,15 @@ export class MysqlDriver implements Driver {
   }
 }
 
-async function readServerVersion(conn: PoolConnection): Promise<MysqlServerVersion | undefined> {
-  const [rows] = await conn.query({ sql: "SELECT VERSION()", rowsAsArray: true });
+async function readServerVersion(conn: CorePoolConnection): Promise<MysqlServerVersion | undefined> {
+  const rows = await run(conn, { sql: "SELECT VERSION()", params: [], rowMode: "array" });
   const first = (rows as unknown[][])[0]?.[0];
   return typeof first === "string" ? parseServerVersion(first) : undefined;
+}
+
+function toDriverResult(result: Outcome): DriverResult {
+  if (Array.isArray(result)) return { rows: result, rowsAffected: result.length };
+  return { rows: [], rowsAffected: result.affectedRows ?? 0 };
 }
 
 /**

@@ -62,16 +62,6 @@ export function formatUtcDateTime(date: Date): string {
 
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?)?$/;
 
-/** Where `YYYY-MM-DD HH:MM:SS.sss` (a datetime(3) column's text) has its separators. */
-const SEPARATORS: readonly [number, number][] = [
-  [4, 45],
-  [7, 45],
-  [10, 32],
-  [13, 58],
-  [16, 58],
-  [19, 46],
-];
-
 /** The digits of text[from, to) as a number, or -1 when one is not a digit. */
 function digits(text: string, from: number, to: number): number {
   let value = 0;
@@ -90,7 +80,15 @@ function digits(text: string, from: number, to: number): number {
  */
 function fastUtcDateTime(text: string): Date | undefined {
   if (text.length !== 23) return undefined;
-  for (const [at, code] of SEPARATORS) if (text.charCodeAt(at) !== code) return undefined;
+  if (
+    text.charCodeAt(4) !== 45 || // -
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 32 || // space
+    text.charCodeAt(13) !== 58 || // :
+    text.charCodeAt(16) !== 58 ||
+    text.charCodeAt(19) !== 46 // .
+  )
+    return undefined;
   const year = digits(text, 0, 4);
   const month = digits(text, 5, 7);
   const day = digits(text, 8, 10);

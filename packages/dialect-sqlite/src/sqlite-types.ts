@@ -101,16 +101,6 @@ export function decodesAsIs(column: ColumnMeta): boolean {
 /** SQLite's own `datetime()` / `CURRENT_TIMESTAMP` spelling: UTC without a zone designator. */
 const SQLITE_DATETIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
 
-/** Positions of the separators in `YYYY-MM-DDTHH:MM:SS.sssZ`. */
-const ISO_SEPARATORS: readonly [number, number][] = [
-  [4, 45],
-  [7, 45],
-  [10, 84],
-  [13, 58],
-  [16, 58],
-  [19, 46],
-];
-
 /** The digits of text[from, to) as a number, or -1 when one is not a digit. */
 function digits(text: string, from: number, to: number): number {
   let value = 0;
@@ -128,7 +118,15 @@ function digits(text: string, from: number, to: number): number {
  * decides those.
  */
 function isoMilliseconds(text: string): number | undefined {
-  for (const [at, code] of ISO_SEPARATORS) if (text.charCodeAt(at) !== code) return undefined;
+  if (
+    text.charCodeAt(4) !== 45 || // -
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 || // T
+    text.charCodeAt(13) !== 58 || // :
+    text.charCodeAt(16) !== 58 ||
+    text.charCodeAt(19) !== 46 // .
+  )
+    return undefined;
   const year = digits(text, 0, 4);
   const month = digits(text, 5, 7);
   const day = digits(text, 8, 10);
