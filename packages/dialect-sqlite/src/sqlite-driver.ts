@@ -15,6 +15,9 @@ export interface SqliteDriverOptions {
 
 type Statement = Database.Statement<unknown[], unknown>;
 
+/** The safe-integer (1) and raw-row (2) modes a cached statement was last set to. */
+const MODES = Symbol("tempest modes");
+
 /** Hands the one connection to one holder at a time, in the order they asked. */
 class FifoMutex {
   #locked = false;
@@ -221,10 +224,22 @@ export class SqliteDriver implements Driver {
     if (!statement) return this.#script(db, query);
     // One array argument: better-sqlite3 binds its items in order, without spreading hundreds of arguments.
     const params = query.params as unknown[];
-    statement.safeIntegers(query.wantsBigInt === true);
+    // Each mode switch is a native call: made only when this statement last ran in the other mode.
+    const safe = query.wantsBigInt === true;
+    const modes = statement as Statement & { [MODES]?: number };
     if (statement.reader) {
-      const rows = statement.raw(query.rowMode === "array").all(params);
+      const raw = query.rowMode === "array";
+      const mode = (safe ? 1 : 0) | (raw ? 2 : 0);
+      if (modes[MODES] !== mode) {
+        statement.safeIntegers(safe).raw(raw);
+        modes[MODES] = mode;
+      }
+      const rows = statement.all(params);
       return { rows, rowsAffected: rows.length };
+    }
+    if (modes[MODES] !== (safe ? 1 : 0)) {
+      statement.safeIntegers(safe);
+      modes[MODES] = safe ? 1 : 0;
     }
     return { rows: [], rowsAffected: statement.run(params).changes };
   }
@@ -270,7 +285,9 @@ export class SqliteDriver implements Driver {
   }
 
   #totalChanges(db: Database.Database): number {
-    const row = this.#prepare(db, "SELECT total_changes()")?.safeIntegers(false).raw(true).get() as [number] | undefined;
+    const statement = this.#prepare(db, "SELECT total_changes()");
+    const row = statement?.safeIntegers(false).raw(true).get() as [number] | undefined;
+    if (statement) (statement as Statement & { [MODES]?: number })[MODES] = 2;
     return row?.[0] ?? 0;
   }
 }

@@ -17,19 +17,26 @@ export class QueryResult<R> {
     this.#start = start;
   }
 
+  /** The run, started on first use; never throws, a failure is the promise's rejection. */
   #result(): Promise<ExecutedQuery<R>> {
-    this.#run ??= this.#start();
+    if (this.#run === undefined) {
+      try {
+        this.#run = this.#start();
+      } catch (error) {
+        this.#run = Promise.reject(error);
+      }
+    }
     return this.#run;
   }
 
-  /** Every row. */
-  async all(): Promise<R[]> {
-    return (await this.#result()).rows;
+  /** Every row. Mapped rather than awaited in an async frame: one promise and tick fewer. */
+  all(): Promise<R[]> {
+    return this.#result().then(rowsOf);
   }
 
   /** The first row, or undefined. */
-  async first(): Promise<R | undefined> {
-    return (await this.#result()).rows[0];
+  first(): Promise<R | undefined> {
+    return this.#result().then(firstOf);
   }
 
   /** Exactly one row: NoResultError on none, TooManyResultsError on several. */
@@ -56,7 +63,11 @@ export class QueryResult<R> {
   }
 
   /** Rows inserted, updated or deleted (for a select: rows returned). */
-  async rowsAffected(): Promise<number> {
-    return (await this.#result()).rowsAffected;
+  rowsAffected(): Promise<number> {
+    return this.#result().then(affectedOf);
   }
 }
+
+const rowsOf = <R>(result: ExecutedQuery<R>): R[] => result.rows;
+const firstOf = <R>(result: ExecutedQuery<R>): R | undefined => result.rows[0];
+const affectedOf = (result: ExecutedQuery<unknown>): number => result.rowsAffected;
