@@ -102,9 +102,10 @@ export class EngineCore {
 
   /**
    * Runs a compiled statement outside any transaction at once, when the driver can (`runNow`) and its
-   * connection is idle; undefined otherwise. The same timing, event, error wrapping and decoding as run().
+   * connection is idle, and returns the result itself; undefined otherwise. The same timing, event,
+   * error wrapping (thrown here) and decoding as run().
    */
-  runNow<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> | undefined {
+  runNow<R>(compiled: CompiledQuery): ExecutedQuery<R> | undefined {
     const driver = this.driver;
     if (driver.runNow === undefined) return undefined;
     const started = this.settings.onQuery ? performance.now() : 0;
@@ -112,14 +113,9 @@ export class EngineCore {
     try {
       result = driver.runNow(this.#driverQuery(compiled));
     } catch (error) {
-      return Promise.reject(this.#failed(error, compiled, started, false));
+      throw this.#failed(error, compiled, started, false);
     }
-    if (result === undefined) return undefined;
-    try {
-      return Promise.resolve(this.#decoded<R>(result, compiled, started, false));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return result === undefined ? undefined : this.#decoded<R>(result, compiled, started, false);
   }
 
   #driverQuery(compiled: CompiledQuery): DriverQuery {

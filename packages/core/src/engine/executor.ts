@@ -67,12 +67,10 @@ export abstract class BaseExecutor implements Executor {
     return new QueryResult(() => {
       const core = this.core;
       if (!core.isReady) return core.ready().then(() => this.runCompiled(core.compiler.compile(node)));
-      // Once the engine is ready, no tick is spent awaiting it; a compile error still arrives as a rejection.
-      try {
-        return this.runCompiled(core.compiler.compile(node));
-      } catch (error) {
-        return Promise.reject(error);
-      }
+      // Once the engine is ready, no tick is spent awaiting it. A statement a synchronous driver ran
+      // at once comes back as its result; QueryResult turns a throw into a rejection.
+      const compiled = core.compiler.compile(node);
+      return this.runImmediately(compiled) ?? this.runCompiled(compiled);
     });
   }
 
@@ -84,6 +82,11 @@ export abstract class BaseExecutor implements Executor {
   }
 
   abstract runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>>;
+
+  /** The result at once, where the executor can run the statement synchronously; undefined otherwise. */
+  runImmediately<R>(_compiled: CompiledQuery): ExecutedQuery<R> | undefined {
+    return undefined;
+  }
   abstract transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options?: TransactionOptions): Promise<T>;
 }
 

@@ -10,15 +10,17 @@ export interface ExecutedQuery<R> {
  * accessors reuse that run.
  */
 export class QueryResult<R> {
-  readonly #start: () => Promise<ExecutedQuery<R>>;
-  #run: Promise<ExecutedQuery<R>> | undefined;
+  readonly #start: () => Promise<ExecutedQuery<R>> | ExecutedQuery<R>;
+  /** The run: its promise, or its result when the statement ran at once (see Executor.runImmediately). */
+  #run: Promise<ExecutedQuery<R>> | ExecutedQuery<R> | undefined;
 
-  constructor(start: () => Promise<ExecutedQuery<R>>) {
+  /** `start` runs the statement: a promise of its result, or the result itself when it ran at once. */
+  constructor(start: () => Promise<ExecutedQuery<R>> | ExecutedQuery<R>) {
     this.#start = start;
   }
 
-  /** The run, started on first use; never throws, a failure is the promise's rejection. */
-  #result(): Promise<ExecutedQuery<R>> {
+  /** The run, started on first use; never throws, a failure is a rejected promise. */
+  #result(): Promise<ExecutedQuery<R>> | ExecutedQuery<R> {
     if (this.#run === undefined) {
       try {
         this.#run = this.#start();
@@ -31,12 +33,14 @@ export class QueryResult<R> {
 
   /** Every row. Mapped rather than awaited in an async frame: one promise and tick fewer. */
   all(): Promise<R[]> {
-    return this.#result().then(rowsOf);
+    const run = this.#result();
+    return run instanceof Promise ? run.then(rowsOf) : Promise.resolve(run.rows);
   }
 
   /** The first row, or undefined. */
   first(): Promise<R | undefined> {
-    return this.#result().then(firstOf);
+    const run = this.#result();
+    return run instanceof Promise ? run.then(firstOf) : Promise.resolve(run.rows[0]);
   }
 
   /** Exactly one row: NoResultError on none, TooManyResultsError on several. */
@@ -64,7 +68,8 @@ export class QueryResult<R> {
 
   /** Rows inserted, updated or deleted (for a select: rows returned). */
   rowsAffected(): Promise<number> {
-    return this.#result().then(affectedOf);
+    const run = this.#result();
+    return run instanceof Promise ? run.then(affectedOf) : Promise.resolve(run.rowsAffected);
   }
 }
 

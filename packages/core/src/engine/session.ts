@@ -33,12 +33,18 @@ async function runGuarded<T>(core: object, fn: () => Promise<T>): Promise<T> {
 export class Session extends BaseExecutor {
   runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
     try {
-      this.#refuseSelfDeadlock();
+      const now = this.runImmediately<R>(compiled);
+      if (now !== undefined) return Promise.resolve(now);
     } catch (error) {
       return Promise.reject(error);
     }
-    // An idle synchronous connection runs the statement at once: no acquire and release round.
-    return this.core.runNow<R>(compiled) ?? this.#runPooled<R>(compiled);
+    return this.#runPooled<R>(compiled);
+  }
+
+  /** An idle synchronous connection runs the statement at once: no acquire and release, no promise. */
+  override runImmediately<R>(compiled: CompiledQuery): ExecutedQuery<R> | undefined {
+    this.#refuseSelfDeadlock();
+    return this.core.runNow<R>(compiled);
   }
 
   async #runPooled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
