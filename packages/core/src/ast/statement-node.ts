@@ -76,10 +76,10 @@ export interface InsertNode {
    */
   readonly cells: readonly unknown[];
   /**
-   * The cells that hold SQL rather than a value (`sql.now()`, a column default expression). Empty in
-   * the usual bulk insert, which then binds every cell.
+   * The positions, ascending, of the cells that hold SQL rather than a value (`sql.now()`, a column
+   * default expression); a frozen array. Empty in the usual bulk insert, which then binds every cell.
    */
-  readonly expressions: ReadonlySet<number>;
+  readonly expressions: readonly number[];
   readonly conflict: ConflictClause | undefined;
   readonly returning: readonly ColumnMeta[] | undefined;
 }

@@ -140,7 +140,6 @@ function withInsert(node: InsertNode, change: Partial<InsertNode>): InsertNode {
 }
 
 const NONE: readonly never[] = Object.freeze([]);
-const NO_CELLS: ReadonlySet<number> = Object.freeze(new Set<number>());
 
 export function insert<M extends ModelClass>(model: M): InsertBuilder<InstanceType<M>, never> {
   return new InsertBuilder(
@@ -150,7 +149,7 @@ export function insert<M extends ModelClass>(model: M): InsertBuilder<InstanceTy
       columns: NONE,
       rowCount: 0,
       cells: NONE,
-      expressions: NO_CELLS,
+      expressions: NONE,
       conflict: undefined,
       returning: undefined,
     }),

@@ -14,11 +14,11 @@ export interface ResolvedRows {
   readonly rowCount: number;
   /** The grid, row after row (see InsertNode.cells). */
   readonly cells: readonly unknown[];
-  /** Positions (row * width + column) of the cells that are expressions. */
-  readonly expressions: ReadonlySet<number>;
+  /** Positions (row * width + column) of the cells that are expressions, ascending. */
+  readonly expressions: readonly number[];
 }
 
-const NO_EXPRESSIONS: ReadonlySet<number> = Object.freeze(new Set<number>());
+const NO_EXPRESSIONS: readonly number[] = Object.freeze([]);
 
 /**
  * The rows of an insert as a grid: the columns any row names (plus those with a random default),
@@ -55,7 +55,7 @@ export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
   const width = columns.length;
   const accepts = columns.map(valueAccepter);
   const cells: unknown[] = new Array(rows.length * width);
-  let expressions: Set<number> | undefined;
+  let expressions: number[] | undefined;
   for (let i = 0, at = 0; i < rows.length; i++) {
     const row = rows[i] as Record<string, unknown>;
     for (let c = 0; c < width; c++, at++) {
@@ -72,8 +72,8 @@ export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
       const node = typeof value === "object" && value !== null ? expressionNode(value) : undefined;
       const cell = node ?? cellFor(column, value, table, i);
       if (node !== undefined || (value === undefined && column.default?.kind === "expression")) {
-        expressions ??= new Set();
-        expressions.add(at);
+        expressions ??= [];
+        expressions.push(at);
       }
       cells[at] = cell;
     }

@@ -47,9 +47,12 @@ export function resolveWhere(table: Table, input: unknown, where: string | (() =
   }
 }
 
-/** `where` + suffix, or nothing on the quiet pass. */
-function label(where: string, suffix: string): string {
-  return where === "" ? "" : where + suffix;
+/**
+ * `where` + `separator` + `part` + `after`, or nothing on the quiet pass. The pieces are joined here, so the
+ * quiet pass builds no string at all.
+ */
+function label(where: string, separator: string, part: string | number, after = ""): string {
+  return where === "" ? "" : `${where}${separator}${part}${after}`;
 }
 
 function resolveCondition(table: Table, input: unknown, where: string): ConditionNode {
@@ -68,7 +71,7 @@ function resolveCondition(table: Table, input: unknown, where: string): Conditio
   for (const field of fieldNames(input, where)) {
     const column = table.byField.get(field);
     if (!column) throw new ValidationError(`${where}: ${table.model.name || table.name} has no field "${field}"`);
-    items.push(resolveField(column, input[field], label(where, ` on ${field}`)));
+    items.push(resolveField(column, input[field], label(where, " on ", field)));
   }
   if (items.length === 0) return TRUE;
   return items.length === 1 ? (items[0] as ConditionNode) : Object.freeze({ kind: "and", items: Object.freeze(items) });
@@ -87,7 +90,7 @@ function resolveField(column: ColumnMeta, value: unknown, where: string): Condit
 }
 
 function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where: string): ConditionNode {
-  const at = label(where, `.${op}`);
+  const at = label(where, ".", op);
   switch (op) {
     case "eq":
     case "ne":
@@ -134,7 +137,7 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
       if (operand.length === 0) return negated ? TRUE : FALSE;
       // An index loop, not map: a hole in a sparse array is undefined, and refused, instead of skipped.
       const values: ValueNode[] = new Array(operand.length);
-      for (let i = 0; i < operand.length; i++) values[i] = resolveValue(column, operand[i], label(at, `[${i}]`), false);
+      for (let i = 0; i < operand.length; i++) values[i] = resolveValue(column, operand[i], label(at, "[", i, "]"), false);
       Object.freeze(values);
       return Object.freeze({ kind: "inList", column, negated, values });
     }
@@ -145,8 +148,8 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
       return Object.freeze({
         kind: "between",
         column,
-        low: resolveValue(column, operand[0], label(at, "[0]"), false),
-        high: resolveValue(column, operand[1], label(at, "[1]"), false),
+        low: resolveValue(column, operand[0], label(at, "[", 0, "]"), false),
+        high: resolveValue(column, operand[1], label(at, "[", 1, "]"), false),
       });
     }
     default:

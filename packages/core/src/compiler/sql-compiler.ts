@@ -21,12 +21,10 @@ import type { CompileContext, CompiledQuery } from "./compiled-query.js";
 import { newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { compileCreateIndex, compileCreateTable } from "./ddl.js";
 import { formatLiteral } from "./format-literal.js";
+import { ValuesTexts } from "./values-texts.js";
 
 /** Statements whose text is made only of checked parts (see compile). */
 const DML: ReadonlySet<StatementNode["kind"]> = new Set(["select", "insert", "update", "delete", "rawStatement"]);
-
-/** Distinct VALUES grid sizes kept; a program uses a handful. */
-const MAX_VALUES_TEXTS = 64;
 
 export interface BeginOptions {
   readonly isolation?: "read uncommitted" | "read committed" | "repeatable read" | "serializable" | undefined;
@@ -42,12 +40,8 @@ export abstract class SqlCompiler {
   readonly dialectName: string;
   readonly capabilities: DialectCapabilities;
   readonly #compiled = new CompiledCache();
-  /** VALUES texts of all-parameter grids, per start:rows:width (see valuesRows). */
-  readonly #valuesTexts = new Map<string, string>();
-  /** The same texts, to recognise one. */
-  readonly #sharedValues = new Set<string>();
-  /** Whole plain INSERT texts, per VALUES text and head: one string object per statement shape. */
-  readonly #insertTexts = new Map<string, Map<string, string>>();
+  /** Texts of all-parameter INSERTs, per shape (see valuesRows). */
+  readonly #valuesTexts = new ValuesTexts();
   /** Table and column names, quoted once: they come from model metadata, so the set is bounded. */
   readonly #quotedNames = new Map<string, string>();
   /** Column lists (SELECT, RETURNING, INSERT) per frozen column array. */
@@ -211,7 +205,7 @@ export abstract class SqlCompiler {
     } else {
       sql += ` (${this.columnList(node.columns)}) VALUES `;
       const values = this.valuesRows(node, ctx);
-      if (!node.conflict && !node.returning && this.#sharedValues.has(values)) return this.#wholeInsert(sql, values);
+      if (!node.conflict && !node.returning) return this.#valuesTexts.whole(sql, values);
       sql += values;
     }
     if (node.conflict) sql += this.conflictClause(node.conflict, ctx);
@@ -475,14 +469,17 @@ export abstract class SqlCompiler {
     const width = columns.length;
     const start = ctx.params.length;
     const plain =
-      expressions.size === 0 && !ctx.inline && this.value === SqlCompiler.prototype.value && this.bind === SqlCompiler.prototype.bind;
+      expressions.length === 0 && !ctx.inline && this.value === SqlCompiler.prototype.value && this.bind === SqlCompiler.prototype.bind;
     if (!plain) {
       let sql = "";
-      for (let r = 0, at = 0; r < rowCount; r++) {
+      // `expressions` ascends with the cells: `next` is the index of the next expression cell.
+      for (let r = 0, at = 0, next = 0; r < rowCount; r++) {
         sql += r === 0 ? "(" : ", (";
         for (let c = 0; c < width; c++, at++) {
           const cell = cells[at];
-          const text = expressions.has(at) ? this.value(cell as ValueNode, ctx) : this.bind(cell, columns[c] as ColumnMeta, ctx);
+          const expression = expressions[next] === at;
+          if (expression) next++;
+          const text = expression ? this.value(cell as ValueNode, ctx) : this.bind(cell, columns[c] as ColumnMeta, ctx);
           sql += c === 0 ? text : `, ${text}`;
         }
         sql += ")";
@@ -502,39 +499,7 @@ export abstract class SqlCompiler {
       }
       params.push(asIs[c] && typeof value !== "object" ? value : this.encodeParam(value, column));
     }
-    const rows = rowCount;
-    const key = `${start}:${rows}:${width}`;
-    let text = this.#valuesTexts.get(key);
-    if (text === undefined) {
-      const parts: string[] = [];
-      for (let r = 0, n = start; r < rows; r++) {
-        const row: string[] = [];
-        for (let c = 0; c < width; c++) row.push(this.placeholder(++n));
-        parts.push(`(${row.join(", ")})`);
-      }
-      text = parts.join(", ");
-      if (this.#valuesTexts.size < MAX_VALUES_TEXTS) {
-        this.#valuesTexts.set(key, text);
-        this.#sharedValues.add(text);
-      }
-    }
-    return text;
-  }
-
-  /**
-   * `head + values` for a plain bulk insert, the same string object every time: the driver's
-   * statement cache then finds it by a hash already computed, instead of hashing kilobytes of SQL
-   * per statement.
-   */
-  #wholeInsert(head: string, values: string): string {
-    let byHead = this.#insertTexts.get(values);
-    if (!byHead) this.#insertTexts.set(values, (byHead = new Map()));
-    let whole = byHead.get(head);
-    if (whole === undefined) {
-      whole = head + values;
-      if (byHead.size < MAX_VALUES_TEXTS) byHead.set(head, whole);
-    }
-    return whole;
+    return this.#valuesTexts.grid(start, rowCount, width, this);
   }
 
   fieldColumn(field: string, ctx: CompileContext, what: string): ColumnMeta {

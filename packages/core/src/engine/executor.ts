@@ -69,8 +69,7 @@ export abstract class BaseExecutor implements Executor {
       if (!core.isReady) return core.ready().then(() => this.runCompiled(core.compiler.compile(node)));
       // Once the engine is ready, no tick is spent awaiting it. A statement a synchronous driver ran
       // at once comes back as its result; QueryResult turns a throw into a rejection.
-      const compiled = core.compiler.compile(node);
-      return this.runImmediately(compiled) ?? this.runCompiled(compiled);
+      return this.runCompiled(core.compiler.compile(node));
     });
   }
 
@@ -81,12 +80,11 @@ export abstract class BaseExecutor implements Executor {
     await this.runCompiled({ sql, params: [channel, payload], kind: "rawStatement", columns: undefined });
   }
 
-  abstract runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>>;
-
-  /** The result at once, where the executor can run the statement synchronously; undefined otherwise. */
-  runImmediately<R>(_compiled: CompiledQuery): ExecutedQuery<R> | undefined {
-    return undefined;
-  }
+  /**
+   * Runs a compiled statement: its result, when the executor could run it synchronously, or a
+   * promise of it. May throw instead of rejecting; execute() and notify() turn that into a rejection.
+   */
+  abstract runCompiled<R>(compiled: CompiledQuery): ExecutedQuery<R> | Promise<ExecutedQuery<R>>;
   abstract transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options?: TransactionOptions): Promise<T>;
 }
 

@@ -11,7 +11,7 @@ export interface ExecutedQuery<R> {
  */
 export class QueryResult<R> {
   readonly #start: () => Promise<ExecutedQuery<R>> | ExecutedQuery<R>;
-  /** The run: its promise, or its result when the statement ran at once (see Executor.runImmediately). */
+  /** The run: its promise, or its result when the statement ran at once (see Executor.runCompiled). */
   #run: Promise<ExecutedQuery<R>> | ExecutedQuery<R> | undefined;
 
   /** `start` runs the statement: a promise of its result, or the result itself when it ran at once. */

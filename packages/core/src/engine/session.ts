@@ -31,20 +31,10 @@ async function runGuarded<T>(core: object, fn: () => Promise<T>): Promise<T> {
  * The engine is a session too.
  */
 export class Session extends BaseExecutor {
-  runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
-    try {
-      const now = this.runImmediately<R>(compiled);
-      if (now !== undefined) return Promise.resolve(now);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.#runPooled<R>(compiled);
-  }
-
-  /** An idle synchronous connection runs the statement at once: no acquire and release, no promise. */
-  override runImmediately<R>(compiled: CompiledQuery): ExecutedQuery<R> | undefined {
+  /** An idle synchronous connection runs the statement at once (no acquire, release or promise); else a pooled one. */
+  runCompiled<R>(compiled: CompiledQuery): ExecutedQuery<R> | Promise<ExecutedQuery<R>> {
     this.#refuseSelfDeadlock();
-    return this.core.runNow<R>(compiled);
+    return this.core.runNow<R>(compiled) ?? this.#runPooled<R>(compiled);
   }
 
   async #runPooled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
