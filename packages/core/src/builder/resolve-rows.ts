@@ -7,7 +7,9 @@ import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { checkValue } from "./check-value.js";
 import { fieldNames, isPlainRecord } from "./resolve-set.js";
-import { valueAccepter } from "./value-accepter.js";
+import type { RowReader } from "./row-reader.js";
+import { rowReader } from "./row-reader.js";
+import { acceptKind, fits, valueAccepter } from "./value-accepter.js";
 
 export interface ResolvedRows {
   readonly columns: readonly ColumnMeta[];
@@ -28,6 +30,64 @@ const NO_EXPRESSIONS: readonly number[] = Object.freeze([]);
 export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
   const rows = Array.isArray(input) ? input : [input];
   if (rows.length === 0) throw new ValidationError(`insert(${table.model.name}).values: no rows`);
+  return uniformRows(table, rows) ?? anyRows(table, rows);
+}
+
+/**
+ * Rows that all name the first row's fields, in its order (a bulk insert from one object literal or
+ * mapper), read by the reader generated for those fields. Anything else (a row of another shape, a
+ * missing required field, a cell the reader does not take as it is) answers undefined, and anyRows
+ * reads every row again, which also words any error.
+ */
+function uniformRows(table: TableMeta, rows: readonly unknown[]): ResolvedRows | undefined {
+  const first = rows[0];
+  if (!isPlainRecord(first)) return undefined;
+  const shape = rowShape(table, Object.keys(first));
+  if (shape === undefined) return undefined;
+  const cells: unknown[] = new Array(rows.length * shape.columns.length);
+  if (shape.read(rows, cells) !== -1) return undefined;
+  return { columns: shape.columns, rowCount: rows.length, cells: Object.freeze(cells), expressions: NO_EXPRESSIONS };
+}
+
+/** What uniformRows needs for rows naming a list of fields, made once per table and list. */
+interface RowShape {
+  /** The insert's columns: the named ones and those with a random default, in table order. */
+  readonly columns: readonly ColumnMeta[];
+  readonly read: RowReader;
+}
+
+/** Shapes kept per table: a program inserts a handful of field lists. */
+const MAX_SHAPES = 32;
+const shapes = new WeakMap<TableMeta, Map<string, RowShape | null>>();
+
+function rowShape(table: TableMeta, names: readonly string[]): RowShape | undefined {
+  let byNames = shapes.get(table);
+  if (byNames === undefined) shapes.set(table, (byNames = new Map()));
+  // Two lists could share a key only through a name holding NUL, which no field has: such rows miss
+  // the shape's names when the reader checks them, and take the general path.
+  const key = names.join("\0");
+  let shape = byNames.get(key);
+  if (shape === undefined) {
+    // Past the limit, rows of a new shape take the general path rather than generate code each time.
+    if (byNames.size >= MAX_SHAPES) return undefined;
+    shape = makeShape(table, names);
+    byNames.set(key, shape);
+  }
+  return shape ?? undefined;
+}
+
+/** null when rows naming `names` need anyRows: an unknown field, a required one left out, or no code generation. */
+function makeShape(table: TableMeta, names: readonly string[]): RowShape | null {
+  const named = new Set(names);
+  if (named.size !== names.length || names.some((name) => !table.byField.has(name))) return null;
+  if (table.columns.some((c) => c.required && !named.has(c.field))) return null;
+  const columns = Object.freeze(table.columns.filter((c) => named.has(c.field) || c.default?.kind === "random"));
+  const read = rowReader(names, columns);
+  return read ? Object.freeze({ columns, read }) : null;
+}
+
+/** Rows of any shapes: the fields they name are gathered first, then every row is read by column. */
+function anyRows(table: TableMeta, rows: readonly unknown[]): ResolvedRows {
   const present = new Set<string>();
   let previous: readonly string[] | undefined;
   // Index loops, not forEach/map: a hole in a sparse array is a row that is not an object, refused.
@@ -53,6 +113,7 @@ export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
   }
   const columns = Object.freeze(table.columns.filter((c) => present.has(c.field) || c.default?.kind === "random"));
   const width = columns.length;
+  const kinds = columns.map(acceptKind);
   const accepts = columns.map(valueAccepter);
   const cells: unknown[] = new Array(rows.length * width);
   let expressions: number[] | undefined;
@@ -63,7 +124,7 @@ export function resolveRows(table: TableMeta, input: unknown): ResolvedRows {
       const value = row[column.field];
       // The usual cell, a fitting string or number, is kept as it is; anything else (null, missing,
       // an object, a misfit) takes the full path below, which also words the error.
-      if (typeof value !== "object" && value !== undefined && (accepts[c] as (v: unknown) => boolean)(value)) {
+      if (fits(kinds[c] as number, accepts[c] as (v: unknown) => boolean, value)) {
         cells[at] = value;
         continue;
       }

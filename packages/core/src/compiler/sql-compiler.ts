@@ -80,7 +80,7 @@ export abstract class SqlCompiler {
 
   /**
    * True when encodeParam returns this column's non-object values (strings, numbers, booleans,
-   * bigints) unchanged, so a bulk insert can bind them without the call.
+   * bigints) and null unchanged, so a bulk insert can bind them without the call.
    */
   encodesAsIs(_column: ColumnMeta): boolean {
     return this.encodeParam === SqlCompiler.prototype.encodeParam;
@@ -488,7 +488,26 @@ export abstract class SqlCompiler {
     }
     const params = ctx.params;
     const nulInText = this.capabilities.nulInText;
-    // Columns whose primitive values the dialect binds unchanged skip the encode call.
+    // Columns whose primitive values (and null) the dialect binds unchanged skip the encode call;
+    // when all of them do, a cell is only looked at if it is a string (for its text) or an object.
+    let allAsIs = true;
+    for (let c = 0; c < width && allAsIs; c++) allAsIs = this.encodesAsIs(columns[c] as ColumnMeta);
+    if (allAsIs) {
+      // The cells are bound as they are, appended in bulk; then strings are checked for their text and
+      // objects (a Date, JSON, bytes) encoded in place.
+      appendAll(params, cells);
+      for (let at = 0; at < cells.length; at++) {
+        const value = cells[at];
+        if (typeof value === "string") {
+          if (textProblem(value, nulInText)) this.#checkText(value, columns[at % width]);
+        } else if (typeof value === "object" && value !== null) {
+          const column = columns[at % width] as ColumnMeta;
+          this.#checkText(value, column);
+          params[start + at] = this.encodeParam(value, column);
+        }
+      }
+      return this.#valuesTexts.grid(start, rowCount, width, this);
+    }
     const asIs = columns.map((column) => this.encodesAsIs(column));
     for (let at = 0, c = 0; at < cells.length; at++, c = c + 1 === width ? 0 : c + 1) {
       const value = cells[at];
@@ -497,7 +516,7 @@ export abstract class SqlCompiler {
       if (typeof value === "string" ? textProblem(value, nulInText) : typeof value === "object" && value !== null) {
         this.#checkText(value, column);
       }
-      params.push(asIs[c] && typeof value !== "object" ? value : this.encodeParam(value, column));
+      params.push(asIs[c] && (typeof value !== "object" || value === null) ? value : this.encodeParam(value, column));
     }
     return this.#valuesTexts.grid(start, rowCount, width, this);
   }
@@ -507,6 +526,14 @@ export abstract class SqlCompiler {
     if (!column) throw new ValidationError(`${what}("${field}"): no such field on the statement's table`);
     return column;
   }
+}
+
+/** Items spread per push: a spread puts each item on the stack, which a large VALUES grid would overflow. */
+const SPREAD = 4096;
+
+function appendAll(target: unknown[], items: readonly unknown[]): void {
+  if (items.length <= SPREAD) target.push(...items);
+  else for (let i = 0; i < items.length; i += SPREAD) target.push(...items.slice(i, i + SPREAD));
 }
 
 export function exhaustive(node: never): never {

@@ -40,6 +40,36 @@ export function behaviourTests(engineOf: () => Engine, makeEngine: (options: Eng
     expect(rows).toEqual([fullValues, { ...nulls, id: 2, flag: false }, { ...nulls, ...zeroes, flag: false }]);
   });
 
+  it("a bulk insert of rows naming the same fields binds every cell as written, nulls included", async () => {
+    const engine = engineOf();
+    await engine.execute(deleteFrom(ConformanceValue).allRows()).rowsAffected();
+    // One shape for every row, so core reads them with the reader generated for it, and binds
+    // the cells in bulk where the dialect's encodesAsIs says so.
+    const rows = Array.from({ length: 40 }, (_, i) => ({
+      id: 100 + i,
+      uuidValue: i % 2 ? null : `6f1c2a52-9d0e-4c1b-8e57-2f5a9a1d3c${String(i).padStart(2, "0")}`,
+      textValue: i % 3 ? `t${i} ü 😀 'q' \\` : null,
+      varcharValue: i % 2 ? "v" : null,
+      integerValue: i % 5 ? i * -7919 : null,
+      bigintValue: i % 2 ? BigInt(i) * 2n ** 40n : null,
+      realValue: i % 4 ? i + 0.25 : null,
+      numericValue: i % 2 ? null : `${i}.1250000000`,
+      booleanValue: i % 3 ? i % 2 === 0 : null,
+      dateValue: i % 2 ? "2026-02-28" : null,
+      enumValue: i % 2 ? ("green" as const) : null,
+      flag: i % 2 === 0,
+    }));
+    await engine.execute(insert(ConformanceValue).values(rows)).rowsAffected();
+    const back = await engine
+      .execute(
+        select(ConformanceValue)
+          .where({ id: { gte: 100 } })
+          .orderBy("id"),
+      )
+      .all();
+    expect(back).toEqual(rows.map((row) => ({ ...row, datetimeValue: null, jsonValue: null, bytesValue: null })));
+  });
+
   it("datetimes written from JavaScript and by sql.now() compare and sort together", async () => {
     const engine = engineOf();
     const now = Date.now();
