@@ -371,6 +371,36 @@ describe("statements", () => {
     expect(Object.isFrozen(base.toNode())).toBe(true);
   });
 
+  test("every node a builder hands out is frozen, clauses and subqueries included, and derived builders stay independent", () => {
+    const deepFrozen = (value: unknown, seen = new Set<unknown>()): boolean => {
+      if (typeof value !== "object" || value === null || seen.has(value)) return true;
+      seen.add(value);
+      // A table's byField is a ReadonlyMap (freezing a Map does not stop set()); a model is a class.
+      if (value instanceof Map || typeof value === "function") return true;
+      return Object.isFrozen(value) && Object.values(value).every((v) => v instanceof Date || deepFrozen(v, seen));
+    };
+    const sub = select(Outbound).where({ status: "queued" }).orderBy("nextAttemptAt").limit(5).forUpdate({ skipLocked: true });
+    const claim = update(Outbound)
+      .set({ status: "sending", attempts: sql.raw("attempts + 1") })
+      .where({ id: { in: sub.asSubquery("id") } })
+      .returning(["id"]);
+    const builders = [
+      sub,
+      sub.offset(2),
+      claim,
+      insert(Outbound).values(message).onConflictDoNothing(["id"]).returning(["id"]),
+      deleteFrom(Outbound).where({ status: "sent" }).returning(["id"]),
+    ];
+    for (const builder of builders) {
+      const node = builder.toNode();
+      expect(deepFrozen(node), node.kind).toBe(true);
+      expect(builder.toNode()).toBe(node);
+    }
+    // The parent is still what it was after a child was derived from it and handed out.
+    expect(engine.compile(sub).sql).not.toContain("OFFSET");
+    expect(engine.compile(sub.offset(2)).sql).toContain("OFFSET 2");
+  });
+
   test("compiling the same statement twice gives the same frozen result", () => {
     const q = select(Outbound, ["id"]).where({ status: "queued" });
     const first = engine.compile(q);

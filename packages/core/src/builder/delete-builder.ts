@@ -5,7 +5,7 @@ import { tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
-import { FROZEN } from "./frozen-node.js";
+import { FRESH } from "./frozen-node.js";
 import { andConditions, resolveFields } from "./resolve-fields.js";
 import { isTrivial, resolveWhere } from "./resolve-where.js";
 
@@ -18,25 +18,29 @@ export class DeleteBuilder<I extends Model, R> implements Executable<R> {
     markExecutable(this.prototype);
   }
 
+  /** False while #node is the fresh copy only this builder holds (see FRESH); frozen when handed out. */
+  #frozen: boolean;
+
   /** Builders come from the statement functions; a node passed in from elsewhere is frozen here. */
-  constructor(node: DeleteNode, trusted?: typeof FROZEN) {
-    this.#node = trusted === FROZEN ? node : Object.freeze(node);
+  constructor(node: DeleteNode, fresh?: typeof FRESH) {
+    this.#frozen = fresh !== FRESH;
+    this.#node = this.#frozen ? Object.freeze(node) : node;
   }
 
   where(condition: WhereArg<I>): DeleteBuilder<I, R> {
     const resolved = resolveWhere(this.#node.table, condition, () => `deleteFrom(${this.#node.table.model.name}).where`);
-    return new DeleteBuilder(withDelete(this.#node, { where: andConditions(this.#node.where, resolved) }), FROZEN);
+    return new DeleteBuilder(withDelete(this.#node, { where: andConditions(this.#node.where, resolved) }), FRESH);
   }
 
   /** Opt in to deleting every row: without it a delete with no where is refused. */
   allRows(): DeleteBuilder<I, R> {
-    return new DeleteBuilder(withDelete(this.#node, { allRows: true }), FROZEN);
+    return new DeleteBuilder(withDelete(this.#node, { allRows: true }), FRESH);
   }
 
   returning(): DeleteBuilder<I, RowOf<I>>;
   returning<const K extends readonly FieldOf<I>[]>(fields: K): DeleteBuilder<I, Simplify<Pick<RowOf<I>, K[number]>>>;
   returning(fields?: readonly string[]): DeleteBuilder<I, unknown> {
-    return new DeleteBuilder(withDelete(this.#node, { returning: resolveFields(this.#node.table, fields, "returning") }), FROZEN);
+    return new DeleteBuilder(withDelete(this.#node, { returning: resolveFields(this.#node.table, fields, "returning") }), FRESH);
   }
 
   toNode(): StatementNode {
@@ -45,25 +49,26 @@ export class DeleteBuilder<I extends Model, R> implements Executable<R> {
         `deleteFrom(${this.#node.table.model.name}) has no where: it would delete every row. Add .where(...) or opt in with .allRows()`,
       );
     }
+    if (!this.#frozen) {
+      Object.freeze(this.#node);
+      this.#frozen = true;
+    }
     return this.#node;
   }
 }
 
-/** A changed copy, field by field (see withSelect); no field is ever reset to undefined. */
+/** A changed copy, field by field and fresh (see withSelect); no field is ever reset to undefined. */
 function withDelete(node: DeleteNode, change: Partial<DeleteNode>): DeleteNode {
-  return Object.freeze({
+  return {
     kind: "delete",
     table: node.table,
     where: change.where ?? node.where,
     allRows: change.allRows ?? node.allRows,
     returning: change.returning ?? node.returning,
-  });
+  };
 }
 
 /** `delete` is a reserved word, hence `deleteFrom`. */
 export function deleteFrom<M extends ModelClass>(model: M): DeleteBuilder<InstanceType<M>, never> {
-  return new DeleteBuilder(
-    Object.freeze({ kind: "delete", table: tableMeta(model), where: undefined, allRows: false, returning: undefined }),
-    FROZEN,
-  );
+  return new DeleteBuilder({ kind: "delete", table: tableMeta(model), where: undefined, allRows: false, returning: undefined }, FRESH);
 }

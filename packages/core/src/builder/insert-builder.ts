@@ -6,7 +6,7 @@ import { tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, InsertOf, RowOf, SetOf, Simplify, WhereArg } from "../types/model-types.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
-import { FROZEN } from "./frozen-node.js";
+import { FRESH } from "./frozen-node.js";
 import { resolveFields } from "./resolve-fields.js";
 import { resolveRows } from "./resolve-rows.js";
 import { resolveSet } from "./resolve-set.js";
@@ -34,9 +34,13 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
     markExecutable(this.prototype);
   }
 
+  /** False while #node is the fresh copy only this builder holds (see FRESH); frozen when handed out. */
+  #frozen: boolean;
+
   /** Builders come from the statement functions; a node passed in from elsewhere is frozen here. */
-  constructor(node: InsertNode, trusted?: typeof FROZEN) {
-    this.#node = trusted === FROZEN ? node : Object.freeze(node);
+  constructor(node: InsertNode, fresh?: typeof FRESH) {
+    this.#frozen = fresh !== FRESH;
+    this.#node = this.#frozen ? Object.freeze(node) : node;
   }
 
   /** One row or several. Fields omitted everywhere get the database default. */
@@ -49,14 +53,14 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
         cells: resolved.cells,
         expressions: resolved.expressions,
       }),
-      FROZEN,
+      FRESH,
     );
   }
 
   returning(): InsertBuilder<I, RowOf<I>>;
   returning<const K extends readonly FieldOf<I>[]>(fields: K): InsertBuilder<I, Simplify<Pick<RowOf<I>, K[number]>>>;
   returning(fields?: readonly string[]): InsertBuilder<I, unknown> {
-    return new InsertBuilder(withInsert(this.#node, { returning: resolveFields(this.#node.table, fields, "returning") }), FROZEN);
+    return new InsertBuilder(withInsert(this.#node, { returning: resolveFields(this.#node.table, fields, "returning") }), FRESH);
   }
 
   /** Skip rows that collide on `target` (a unique index; repeat a partial index's predicate in `where`). */
@@ -103,12 +107,16 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
   toNode(): StatementNode {
     if (this.#node.rowCount === 0)
       throw new ValidationError(`insert(${this.#node.table.model.name}): call .values() with at least one row`);
+    if (!this.#frozen) {
+      Object.freeze(this.#node);
+      this.#frozen = true;
+    }
     return this.#node;
   }
 
   #conflict(conflict: ConflictClause): InsertBuilder<I, R> {
     if (this.#node.conflict) throw new ValidationError("insert: only one conflict clause per statement");
-    return new InsertBuilder(withInsert(this.#node, { conflict: Object.freeze(conflict) }), FROZEN);
+    return new InsertBuilder(withInsert(this.#node, { conflict: Object.freeze(conflict) }), FRESH);
   }
 
   #target(fields: readonly string[], where: string, required: boolean): readonly ColumnMeta[] {
@@ -125,9 +133,9 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
   }
 }
 
-/** A changed copy, field by field (see withSelect); no field is ever reset to undefined. */
+/** A changed copy, field by field and fresh (see withSelect); no field is ever reset to undefined. */
 function withInsert(node: InsertNode, change: Partial<InsertNode>): InsertNode {
-  return Object.freeze({
+  return {
     kind: "insert",
     table: node.table,
     columns: change.columns ?? node.columns,
@@ -136,14 +144,14 @@ function withInsert(node: InsertNode, change: Partial<InsertNode>): InsertNode {
     expressions: change.expressions ?? node.expressions,
     conflict: change.conflict ?? node.conflict,
     returning: change.returning ?? node.returning,
-  });
+  };
 }
 
 const NONE: readonly never[] = Object.freeze([]);
 
 export function insert<M extends ModelClass>(model: M): InsertBuilder<InstanceType<M>, never> {
   return new InsertBuilder(
-    Object.freeze({
+    {
       kind: "insert",
       table: tableMeta(model),
       columns: NONE,
@@ -152,7 +160,7 @@ export function insert<M extends ModelClass>(model: M): InsertBuilder<InstanceTy
       expressions: NONE,
       conflict: undefined,
       returning: undefined,
-    }),
-    FROZEN,
+    },
+    FRESH,
   );
 }

@@ -6,7 +6,7 @@ import { columnOf, tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
-import { FROZEN } from "./frozen-node.js";
+import { FRESH } from "./frozen-node.js";
 import { andConditions, resolveFields } from "./resolve-fields.js";
 import { resolveWhere } from "./resolve-where.js";
 import type { Subquery } from "./subquery.js";
@@ -32,15 +32,19 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
     markExecutable(this.prototype);
   }
 
+  /** False while #node is the fresh copy only this builder holds (see FRESH); frozen when handed out. */
+  #frozen: boolean;
+
   /** Builders come from the statement functions; a node passed in from elsewhere is frozen here. */
-  constructor(node: SelectNode, trusted?: typeof FROZEN) {
-    this.#node = trusted === FROZEN ? node : Object.freeze(node);
+  constructor(node: SelectNode, fresh?: typeof FRESH) {
+    this.#frozen = fresh !== FRESH;
+    this.#node = this.#frozen ? Object.freeze(node) : node;
   }
 
   /** Adds conditions; several calls are ANDed. */
   where(condition: WhereArg<I>): SelectBuilder<I, R> {
     const resolved = resolveWhere(this.#node.table, condition, () => `select(${this.#node.table.model.name}).where`);
-    return new SelectBuilder(withSelect(this.#node, { where: andConditions(this.#node.where, resolved) }), FROZEN);
+    return new SelectBuilder(withSelect(this.#node, "where", andConditions(this.#node.where, resolved)), FRESH);
   }
 
   /** Adds a sort key; call again for further keys. */
@@ -49,27 +53,27 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
     const shared = orderItem(columnOf(this.#node.table, field, "orderBy"), direction);
     const previous = this.#node.orderBy;
     return new SelectBuilder(
-      withSelect(this.#node, { orderBy: previous.length === 0 ? shared.alone : Object.freeze([...previous, shared.item]) }),
-      FROZEN,
+      withSelect(this.#node, "orderBy", previous.length === 0 ? shared.alone : Object.freeze([...previous, shared.item])),
+      FRESH,
     );
   }
 
   limit(count: number): SelectBuilder<I, R> {
-    return new SelectBuilder(withSelect(this.#node, { limit: nonNegativeInteger(count, "limit") }), FROZEN);
+    return new SelectBuilder(withSelect(this.#node, "limit", nonNegativeInteger(count, "limit")), FRESH);
   }
 
   offset(count: number): SelectBuilder<I, R> {
-    return new SelectBuilder(withSelect(this.#node, { offset: nonNegativeInteger(count, "offset") }), FROZEN);
+    return new SelectBuilder(withSelect(this.#node, "offset", nonNegativeInteger(count, "offset")), FRESH);
   }
 
   /** Locks the selected rows until the transaction ends. Only meaningful inside `transaction()`. */
   forUpdate(options: ForUpdateOptions = {}): SelectBuilder<I, R> {
-    return new SelectBuilder(withSelect(this.#node, { lock: this.#lock("update", options) }), FROZEN);
+    return new SelectBuilder(withSelect(this.#node, "lock", this.#lock("update", options)), FRESH);
   }
 
   /** A shared lock: others may read and share-lock the rows, nobody may change them. */
   forShare(options: ForUpdateOptions = {}): SelectBuilder<I, R> {
-    return new SelectBuilder(withSelect(this.#node, { lock: this.#lock("share", options) }), FROZEN);
+    return new SelectBuilder(withSelect(this.#node, "lock", this.#lock("share", options)), FRESH);
   }
 
   /**
@@ -79,10 +83,14 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
   asSubquery<K extends FieldOf<I>>(field: K): Subquery<Exclude<RowOf<I>[K], null>> {
     // resolveFields returns one shared array per projection, so the compiled column list is reused.
     const columns = resolveFields(this.#node.table, [columnOf(this.#node.table, field, "asSubquery").field], "asSubquery");
-    return makeSubquery(Object.freeze({ kind: "subquery", select: withSelect(this.#node, { columns }) }));
+    return makeSubquery(Object.freeze({ kind: "subquery", select: Object.freeze(withSelect(this.#node, "columns", columns)) }));
   }
 
   toNode(): StatementNode {
+    if (!this.#frozen) {
+      Object.freeze(this.#node);
+      this.#frozen = true;
+    }
     return this.#node;
   }
 
@@ -105,22 +113,26 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
   }
 }
 
+/** The fields of a select node its builder methods change, one per call. */
+type SelectChange = Exclude<keyof SelectNode, "kind" | "table">;
+
 /**
- * A changed copy of a select node, written out field by field: V8 takes several times longer to
- * freeze a spread copy than a literal. Every field a builder can change is never reset to undefined,
- * so `??` keeps the old value exactly where no change is given.
+ * A copy of a select node with one field changed, written out field by field: V8 takes several times
+ * longer to freeze a spread copy than a literal, and a key with its value (rather than an object of
+ * changes, one shape per method) keeps every read here monomorphic. The copy is fresh (see FRESH): the
+ * new builder freezes it when it hands it out.
  */
-function withSelect(node: SelectNode, change: Partial<SelectNode>): SelectNode {
-  return Object.freeze({
+function withSelect<K extends SelectChange>(node: SelectNode, key: K, value: SelectNode[K]): SelectNode {
+  return {
     kind: "select",
     table: node.table,
-    columns: change.columns ?? node.columns,
-    where: change.where ?? node.where,
-    orderBy: change.orderBy ?? node.orderBy,
-    limit: change.limit ?? node.limit,
-    offset: change.offset ?? node.offset,
-    lock: change.lock ?? node.lock,
-  });
+    columns: key === "columns" ? (value as SelectNode["columns"]) : node.columns,
+    where: key === "where" ? (value as SelectNode["where"]) : node.where,
+    orderBy: key === "orderBy" ? (value as SelectNode["orderBy"]) : node.orderBy,
+    limit: key === "limit" ? (value as SelectNode["limit"]) : node.limit,
+    offset: key === "offset" ? (value as SelectNode["offset"]) : node.offset,
+    lock: key === "lock" ? (value as SelectNode["lock"]) : node.lock,
+  };
 }
 
 /*
@@ -171,7 +183,7 @@ export function select(model: ModelClass, fields?: readonly string[]): SelectBui
   const table = tableMeta(model);
   const columns = fields === undefined ? table.columns : resolveFields(table, fields, `select(${model.name})`);
   return new SelectBuilder(
-    Object.freeze({
+    {
       kind: "select",
       table,
       columns,
@@ -180,8 +192,8 @@ export function select(model: ModelClass, fields?: readonly string[]): SelectBui
       limit: undefined,
       offset: undefined,
       lock: undefined,
-    }),
-    FROZEN,
+    },
+    FRESH,
   );
 }
 

@@ -5,7 +5,7 @@ import { tableMeta } from "../schema/table-meta.js";
 import type { FieldOf, RowOf, SetOf, Simplify, WhereArg } from "../types/model-types.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
-import { FROZEN } from "./frozen-node.js";
+import { FRESH } from "./frozen-node.js";
 import { andConditions, resolveFields } from "./resolve-fields.js";
 import { mergeAssignments, resolveSet } from "./resolve-set.js";
 import { isTrivial, resolveWhere } from "./resolve-where.js";
@@ -19,31 +19,35 @@ export class UpdateBuilder<I extends Model, R> implements Executable<R> {
     markExecutable(this.prototype);
   }
 
+  /** False while #node is the fresh copy only this builder holds (see FRESH); frozen when handed out. */
+  #frozen: boolean;
+
   /** Builders come from the statement functions; a node passed in from elsewhere is frozen here. */
-  constructor(node: UpdateNode, trusted?: typeof FROZEN) {
-    this.#node = trusted === FROZEN ? node : Object.freeze(node);
+  constructor(node: UpdateNode, fresh?: typeof FRESH) {
+    this.#frozen = fresh !== FRESH;
+    this.#node = this.#frozen ? Object.freeze(node) : node;
   }
 
   /** Values or expressions (`sql.raw`, `sql.expr`, `sql.now()`); any other object is a ValidationError. */
   set(values: SetOf<I>): UpdateBuilder<I, R> {
     const assignments = resolveSet(this.#node.table, values, () => `update(${this.#node.table.model.name}).set`);
-    return new UpdateBuilder(withUpdate(this.#node, { set: mergeAssignments(this.#node.set, assignments) }), FROZEN);
+    return new UpdateBuilder(withUpdate(this.#node, { set: mergeAssignments(this.#node.set, assignments) }), FRESH);
   }
 
   where(condition: WhereArg<I>): UpdateBuilder<I, R> {
     const resolved = resolveWhere(this.#node.table, condition, () => `update(${this.#node.table.model.name}).where`);
-    return new UpdateBuilder(withUpdate(this.#node, { where: andConditions(this.#node.where, resolved) }), FROZEN);
+    return new UpdateBuilder(withUpdate(this.#node, { where: andConditions(this.#node.where, resolved) }), FRESH);
   }
 
   /** Opt in to updating every row of the table: without it an update with no where is refused. */
   allRows(): UpdateBuilder<I, R> {
-    return new UpdateBuilder(withUpdate(this.#node, { allRows: true }), FROZEN);
+    return new UpdateBuilder(withUpdate(this.#node, { allRows: true }), FRESH);
   }
 
   returning(): UpdateBuilder<I, RowOf<I>>;
   returning<const K extends readonly FieldOf<I>[]>(fields: K): UpdateBuilder<I, Simplify<Pick<RowOf<I>, K[number]>>>;
   returning(fields?: readonly string[]): UpdateBuilder<I, unknown> {
-    return new UpdateBuilder(withUpdate(this.#node, { returning: resolveFields(this.#node.table, fields, "returning") }), FROZEN);
+    return new UpdateBuilder(withUpdate(this.#node, { returning: resolveFields(this.#node.table, fields, "returning") }), FRESH);
   }
 
   toNode(): StatementNode {
@@ -52,27 +56,31 @@ export class UpdateBuilder<I extends Model, R> implements Executable<R> {
     if (!this.#node.allRows && isTrivial(this.#node.where)) {
       throw new ValidationError(`update(${name}) has no where: it would change every row. Add .where(...) or opt in with .allRows()`);
     }
+    if (!this.#frozen) {
+      Object.freeze(this.#node);
+      this.#frozen = true;
+    }
     return this.#node;
   }
 }
 
-/** A changed copy, field by field (see withSelect); no field is ever reset to undefined. */
+/** A changed copy, field by field and fresh (see withSelect); no field is ever reset to undefined. */
 function withUpdate(node: UpdateNode, change: Partial<UpdateNode>): UpdateNode {
-  return Object.freeze({
+  return {
     kind: "update",
     table: node.table,
     set: change.set ?? node.set,
     where: change.where ?? node.where,
     allRows: change.allRows ?? node.allRows,
     returning: change.returning ?? node.returning,
-  });
+  };
 }
 
 const NO_ASSIGNMENTS: readonly never[] = Object.freeze([]);
 
 export function update<M extends ModelClass>(model: M): UpdateBuilder<InstanceType<M>, never> {
   return new UpdateBuilder(
-    Object.freeze({ kind: "update", table: tableMeta(model), set: NO_ASSIGNMENTS, where: undefined, allRows: false, returning: undefined }),
-    FROZEN,
+    { kind: "update", table: tableMeta(model), set: NO_ASSIGNMENTS, where: undefined, allRows: false, returning: undefined },
+    FRESH,
   );
 }

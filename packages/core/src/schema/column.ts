@@ -6,6 +6,9 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 const COLUMN = Symbol.for("tempest-db-js.column");
 
+/** The default of every defaultRandom() column: frozen and shared. */
+const RANDOM = Object.freeze({ kind: "random" as const });
+
 /**
  * A column builder. Every method returns a new column; the type parameters track the TypeScript
  * value type `T`, whether it is NOT NULL (`N`) and whether the database fills it when omitted (`D`).
@@ -39,13 +42,13 @@ export class Column<T, N extends boolean = false, D extends boolean = false> {
     const node = expressionNode(value);
     return new Column({
       ...this.spec,
-      default: node ? { kind: "expression", node } : { kind: "value", value },
+      default: Object.freeze(node ? { kind: "expression", node } : { kind: "value", value }),
     });
   }
 
   /** A random uuid default: the builder fills it on insert, and the database where it has a function for it. */
   defaultRandom(this: Column<string, N, D>): Column<string, N, true> {
-    return new Column({ ...this.spec, default: { kind: "random" } });
+    return new Column({ ...this.spec, default: RANDOM });
   }
 
   /** Override the database name of this column (wins over the model's `naming`). */

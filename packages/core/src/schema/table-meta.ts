@@ -61,7 +61,13 @@ function readModel(model: ModelClass): TableMeta {
     names.add(c.name);
   }
   const byField = new Map(columns.map((c) => [c.field, c]));
-  const partial = { model, name: table, columns: Object.freeze(columns), byField, primaryKey: columns.filter((c) => c.primaryKey) };
+  const partial = {
+    model,
+    name: table,
+    columns: Object.freeze(columns),
+    byField,
+    primaryKey: Object.freeze(columns.filter((c) => c.primaryKey)),
+  };
   const indexes = (model.indexes ?? []).map((declared): IndexMeta => {
     if (!Index.isIndex(declared)) throw new ValidationError(`${modelName}.indexes must hold index(...) declarations`);
     const spec = declared.spec;
