@@ -19,6 +19,8 @@ const forgeries: [string, unknown][] = [
   ["a forged template", { node: { kind: "template", strings: ["1 = 1"], values: [] } }],
   ["a forged now", { node: { kind: "now", plusSeconds: undefined } }],
   ["a forged brand by a different symbol", { node: real.node, [Symbol("tempest-db-js.expression")]: true }],
+  ["a plain object carrying the real brand as its own", { node: real.node, [Symbol.for("tempest-db-js.expression")]: true }],
+  ["an array carrying the real brand", Object.assign([], { node: real.node, [Symbol.for("tempest-db-js.expression")]: true })],
 ];
 
 describe("the expression brand", () => {
@@ -34,6 +36,31 @@ describe("the expression brand", () => {
     expect(Object.isFrozen(real)).toBe(true);
     expect(Object.isFrozen(real)).toBe(true);
     expect(Object.isFrozen(real.node)).toBe(true);
+  });
+
+  test("the brand on Object.prototype makes no plain object an expression; another copy's expression class is one", () => {
+    const brand = Symbol.for("tempest-db-js.expression");
+    Object.defineProperty(Object.prototype, brand, { value: true, configurable: true });
+    try {
+      expect(isExpression({ node: real.node })).toBe(false);
+      expect(() => select(Outbound).where(loose({ attempts: { node: real.node } }))).toThrow(ValidationError);
+    } finally {
+      delete (Object.prototype as Record<symbol, unknown>)[brand];
+    }
+    // What a second installed copy of the package makes: its own class, the same registered brand.
+    class OtherCopyExpression {
+      readonly node = Object.freeze({ kind: "raw" as const, text: "attempts + 1" });
+    }
+    Object.defineProperty(OtherCopyExpression.prototype, brand, { value: true });
+    const foreign = new OtherCopyExpression();
+    expect(isExpression(foreign)).toBe(true);
+    expect(
+      engine.compile(
+        update(Outbound)
+          .set({ attempts: foreign as never })
+          .where({ id: ID }),
+      ).sql,
+    ).toContain("attempts + 1");
   });
 
   test.each(forgeries)("%s is not an expression", (_, forged) => {

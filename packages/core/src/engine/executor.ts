@@ -34,8 +34,9 @@ export interface TransactionHandle extends Executor {
 }
 
 export function toNode(query: Executable<unknown> | Expression<any>): StatementNode {
-  if (isExpression(query)) return Object.freeze({ kind: "rawStatement", expression: query.node });
+  // Builders first: most statements are builders, told by their brand without a look at the prototype.
   if (isExecutable(query)) return query.toNode();
+  if (isExpression(query)) return Object.freeze({ kind: "rawStatement", expression: query.node });
   throw new ValidationError("execute() takes a query builder or sql.raw / sql.expr");
 }
 

@@ -38,7 +38,15 @@ export function brandExpression<T>(node: ExpressionNode): Expression<T> {
 }
 
 export function isExpression(value: unknown): value is Expression {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === BrandedExpression.prototype) return true;
+  // The brand lives on an expression class's prototype, never on a plain object or an array (so an own
+  // brand, or one put on Object.prototype, makes nothing an expression). These answers also spare the
+  // brand lookup, which on the many shapes of where and set objects is a megamorphic load.
+  if (proto === Object.prototype || proto === null || proto === Array.prototype) return false;
+  // An expression made by another copy of this package (two versions installed side by side).
+  return (value as Record<symbol, unknown>)[BRAND] === true;
 }
 
 /** The node behind a branded expression, or undefined for anything else. */
