@@ -1,4 +1,7 @@
-import { writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { machine, PEERS, versionOf } from "./lib/env.js";
 import type { SectionResult } from "./lib/report.js";
 import { formatSection } from "./lib/report.js";
@@ -29,12 +32,51 @@ function parseArgs(argv: readonly string[]) {
     ?.slice("--only=".length)
     .split(",");
   const json = argv.find((a) => a.startsWith("--json="))?.slice("--json=".length);
-  return { quick, only, json };
+  /** Set by the parent on a section's own process: write the result there, print no header. */
+  const sectionOut = argv.find((a) => a.startsWith("--section-out="))?.slice("--section-out=".length);
+  const inProcess = argv.includes("--in-process");
+  return { quick, only, json, sectionOut, inProcess };
+}
+
+/**
+ * Each section runs in a process of its own (unless --in-process), so that its figures do not depend
+ * on which sections ran before it: a program talks to one database through one dialect, and V8's
+ * inline caches and optimised code should see what such a program does, not the leftovers of three
+ * dialects and the peers' drivers. The children are this script with --only and --section-out.
+ */
+function runIsolated(id: string, quick: boolean): SectionResult {
+  const dir = mkdtempSync(join(tmpdir(), "tempest-bench-section-"));
+  try {
+    const out = join(dir, "section.json");
+    const child = spawnSync(
+      process.execPath,
+      [...process.execArgv, process.argv[1] as string, `--only=${id}`, `--section-out=${out}`, ...(quick ? ["--quick"] : [])],
+      { stdio: ["ignore", "inherit", "inherit"] },
+    );
+    if (child.status !== 0) throw new Error(`section ${id} failed (exit ${child.status ?? child.signal})`);
+    return JSON.parse(readFileSync(out, "utf8")) as SectionResult;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function runHere(id: string, quick: boolean): Promise<SectionResult> {
+  const started = performance.now();
+  const result = await (sections[id] as Section)(quick);
+  console.log(formatSection(result));
+  console.log(`  (section took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  return result;
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const selected = Object.keys(sections).filter((id) => !args.only || args.only.includes(id));
+  if (args.sectionOut) {
+    const results = [];
+    for (const id of selected) results.push(await runHere(id, args.quick));
+    writeFileSync(args.sectionOut, JSON.stringify(results[0]));
+    return;
+  }
   const info = machine();
   const versions = Object.fromEntries([["tempest-db-js", versionOf("tempest-db-js")], ...PEERS.map((p) => [p, versionOf(p)])]);
   console.log(`# tempest-db-js benchmarks${args.quick ? " (--quick: small sizes, figures not meaningful)" : ""}`);
@@ -44,14 +86,9 @@ async function main(): Promise<void> {
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}`,
   );
+  console.log(args.inProcess ? "sections: all in this process (--in-process)" : "sections: each in a fresh process");
   const results: SectionResult[] = [];
-  for (const id of selected) {
-    const started = performance.now();
-    const result = await (sections[id] as Section)(args.quick);
-    results.push(result);
-    console.log(formatSection(result));
-    console.log(`  (section took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
-  }
+  for (const id of selected) results.push(args.inProcess ? await runHere(id, args.quick) : runIsolated(id, args.quick));
   if (args.json) writeFileSync(args.json, JSON.stringify({ quick: args.quick, machine: info, versions, results }, null, 2));
 }
 
