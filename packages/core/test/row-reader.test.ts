@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { rowReader } from "../src/builder/row-reader.js";
 import { column, insert, Model, sql } from "../src/index.js";
 import { tableMeta } from "../src/schema/table-meta.js";
-import { testEngine } from "./support/test-dialect.js";
+import { fullCapabilities, testEngine } from "./support/test-dialect.js";
 
 const engine = testEngine();
 
@@ -123,6 +123,14 @@ describe("bulk insert rows read by the reader generated for their fields", () =>
     const fields = Object.keys(new Odd());
     const rows = [0, 1].map((i) => ({ [fields[0] as string]: i, [fields[1] as string]: `t${i}` }));
     expect(engine.compile(insert(Odd).values(rows as never)).params).toEqual([0, "t0", 1, "t1"]);
+  });
+
+  test("a grid larger than one bulk append binds every cell in order", () => {
+    const wide = testEngine({ ...fullCapabilities, maxParams: 32_766 });
+    const rows = Array.from({ length: 1_500 }, (_, i) => ({ id: i, name: `n${i}`, qty: i * 2, price: i + 0.5 }));
+    const compiled = wide.compile(insert(Item).values(rows));
+    expect(compiled.params).toHaveLength(6_000);
+    expect(compiled.params).toEqual(rows.flatMap((r) => [r.id, r.name, r.qty, r.price]));
   });
 
   test("where code cannot be generated, every insert takes the general path with the same result", () => {
