@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import { isPlainRecord } from "./resolve-set.js";
-import { acceptKind, BOOLEAN, INTEGER, REAL, TEXT, valueAccepter } from "./value-accepter.js";
+import { acceptKind, inlineTest, valueAccepter } from "./value-accepter.js";
 
 /**
  * Reads rows that all name `names` (in that order) into `cells`, row after row, one cell per column:
@@ -32,23 +32,8 @@ export function rowReader(names: readonly string[], columns: readonly ColumnMeta
     const v = `v${c}`;
     lines.push(`const ${v} = row[${JSON.stringify(column.field)}];`);
     const nullable = column.notNull ? "" : ` || ${v} === null`;
-    switch (acceptKind(column)) {
-      case TEXT:
-        lines.push(`if (!(typeof ${v} === "string"${nullable})) return i;`);
-        break;
-      case INTEGER:
-        lines.push(`if (!(Number.isSafeInteger(${v})${nullable})) return i;`);
-        break;
-      case REAL:
-        lines.push(`if (!(Number.isFinite(${v})${nullable})) return i;`);
-        break;
-      case BOOLEAN:
-        lines.push(`if (!(typeof ${v} === "boolean"${nullable})) return i;`);
-        break;
-      default:
-        // Objects (a Date, JSON, an expression) and the rest are told apart by the general path.
-        lines.push(`if (!((typeof ${v} !== "object" && ${v} !== undefined && accepts[${c}](${v}))${nullable})) return i;`);
-    }
+    // Objects (a Date, JSON, an expression) and the rest fail the test: the general path tells them apart.
+    lines.push(`if (!((${inlineTest(acceptKind(column), v, `accepts[${c}]`)})${nullable})) return i;`);
     lines.push(`${at} = ${v};`);
   });
   const source = `"use strict";

@@ -488,35 +488,19 @@ export abstract class SqlCompiler {
     }
     const params = ctx.params;
     const nulInText = this.capabilities.nulInText;
-    // Columns whose primitive values (and null) the dialect binds unchanged skip the encode call;
-    // when all of them do, a cell is only looked at if it is a string (for its text) or an object.
-    let allAsIs = true;
-    for (let c = 0; c < width && allAsIs; c++) allAsIs = this.encodesAsIs(columns[c] as ColumnMeta);
-    if (allAsIs) {
-      // The cells are bound as they are, appended in bulk; then strings are checked for their text and
-      // objects (a Date, JSON, bytes) encoded in place.
-      appendAll(params, cells);
-      for (let at = 0; at < cells.length; at++) {
-        const value = cells[at];
-        if (typeof value === "string") {
-          if (textProblem(value, nulInText)) this.#checkText(value, columns[at % width]);
-        } else if (typeof value === "object" && value !== null) {
-          const column = columns[at % width] as ColumnMeta;
-          this.#checkText(value, column);
-          params[start + at] = this.encodeParam(value, column);
-        }
-      }
-      return this.#valuesTexts.grid(start, rowCount, width, this);
-    }
-    const asIs = columns.map((column) => this.encodesAsIs(column));
-    for (let at = 0, c = 0; at < cells.length; at++, c = c + 1 === width ? 0 : c + 1) {
-      const value = cells[at];
+    // The cells are appended as they are, in bulk. Then, column by column, strings are checked for their
+    // text, and what the dialect does not bind unchanged is encoded in place: objects (a Date, JSON,
+    // bytes), and every cell of a column encodesAsIs says no for.
+    appendAll(params, cells);
+    for (let c = 0; c < width; c++) {
       const column = columns[c] as ColumnMeta;
-      // Numbers, booleans and null hold no text: only strings and objects are looked into.
-      if (typeof value === "string" ? textProblem(value, nulInText) : typeof value === "object" && value !== null) {
-        this.#checkText(value, column);
+      const asIs = this.encodesAsIs(column);
+      for (let at = c; at < cells.length; at += width) {
+        const value = cells[at];
+        const isObject = typeof value === "object" && value !== null;
+        if (typeof value === "string" ? textProblem(value, nulInText) !== undefined : isObject) this.#checkText(value, column);
+        if (isObject || !asIs) params[start + at] = this.encodeParam(value, column);
       }
-      params.push(asIs[c] && (typeof value !== "object" || value === null) ? value : this.encodeParam(value, column));
     }
     return this.#valuesTexts.grid(start, rowCount, width, this);
   }
