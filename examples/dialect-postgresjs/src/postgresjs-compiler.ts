@@ -1,14 +1,11 @@
-import type { ColumnMeta, CompileContext, DdlHooks, DialectCapabilities } from "tempest-db-js";
+import type { ColumnMeta, CompileContext, DialectCapabilities, InSubqueryNode } from "tempest-db-js";
 import { SqlCompiler } from "tempest-db-js";
-import { decodePostgresJs, decodesAsIs, encodePostgresJs } from "./postgresjs-types.js";
-
-/** The AST node types are reached through the compiler's own signatures, the public way. */
-type InSubquery = Parameters<SqlCompiler["inSubquery"]>[0];
+import { postgresJsCodec } from "./postgresjs-codec.js";
 
 /** PostgreSQL SQL, written against the base compiler's hooks only. */
-export class PostgresJsCompiler extends SqlCompiler implements DdlHooks {
+export class PostgresJsCompiler extends SqlCompiler {
   constructor(capabilities: DialectCapabilities) {
-    super("PostgreSQL (postgres.js)", capabilities);
+    super("PostgreSQL (postgres.js)", capabilities, postgresJsCodec);
   }
 
   placeholder(index: number): string {
@@ -21,18 +18,6 @@ export class PostgresJsCompiler extends SqlCompiler implements DdlHooks {
 
   nowPlusSecondsSql(seconds: string): string {
     return `(now() + ${seconds} * interval '1 second')`;
-  }
-
-  override encodeParam(value: unknown, column: ColumnMeta | undefined): unknown {
-    return encodePostgresJs(value, column);
-  }
-
-  override decodeValue(value: unknown, column: ColumnMeta): unknown {
-    return decodePostgresJs(value, column);
-  }
-
-  override decodesAsIs(column: ColumnMeta): boolean {
-    return decodesAsIs(column);
   }
 
   /** DDL literals: PostgreSQL reads X'..' as a bit string, so bytes need the bytea escape form. */
@@ -50,7 +35,7 @@ export class PostgresJsCompiler extends SqlCompiler implements DdlHooks {
    * subquery more than once, and each evaluation can skip to different rows: the claim would take
    * more than n. An ARRAY(...) subquery is evaluated exactly once.
    */
-  override inSubquery(node: InSubquery, ctx: CompileContext): string {
+  override inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
     const inner = node.subquery.select;
     if (inner.lock === undefined && inner.limit === undefined) return super.inSubquery(node, ctx);
     const test = `${this.column(node.column, ctx)} = ANY(ARRAY(${this.select(inner, { ...ctx, qualify: false })}))`;
@@ -87,7 +72,7 @@ export class PostgresJsCompiler extends SqlCompiler implements DdlHooks {
     }
   }
 
-  randomUuidSql(): string {
+  override randomUuidSql(): string {
     return "gen_random_uuid()";
   }
 }

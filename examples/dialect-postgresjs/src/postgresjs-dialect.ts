@@ -1,6 +1,7 @@
 import type { Dialect } from "tempest-db-js";
 import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
 import { classifyPostgresJsError } from "./classify-postgresjs-error.js";
+import { postgresJsCodec } from "./postgresjs-codec.js";
 import { PostgresJsCompiler } from "./postgresjs-compiler.js";
 import { PostgresJsDriver } from "./postgresjs-driver.js";
 
@@ -30,6 +31,7 @@ export const postgresJsDialect: Dialect = {
   schemes: ["postgresjs"],
   capabilitiesFor: () => postgresJsCapabilities,
   createCompiler: (capabilities) => new PostgresJsCompiler(capabilities),
+  codec: postgresJsCodec,
   createDriver: (config) => new PostgresJsDriver(config),
   classifyError: classifyPostgresJsError,
 };

@@ -4,9 +4,13 @@ export type {
   CompareNode,
   CompareOperator,
   ConditionNode,
+  ConstantNode,
+  ExpressionConditionNode,
   InListNode,
   InSubqueryNode,
   IsNullNode,
+  JunctionNode,
+  NotNode,
 } from "./ast/condition-node.js";
 export type {
   Assignment,
@@ -15,16 +19,28 @@ export type {
   CreateTableNode,
   DeleteNode,
   DropTableNode,
+  IgnoreDuplicatesClause,
   InsertNode,
   LockClause,
   OnConflictClause,
+  OnDuplicateKeyClause,
   OrderByItem,
+  RawStatementNode,
   SelectNode,
   StatementNode,
   SubqueryNode,
   UpdateNode,
 } from "./ast/statement-node.js";
-export type { ExpressionNode, ParamNode, ValueNode } from "./ast/value-node.js";
+export type {
+  ColumnRefNode,
+  ExcludedNode,
+  ExpressionNode,
+  NowNode,
+  ParamNode,
+  RawNode,
+  TemplateNode,
+  ValueNode,
+} from "./ast/value-node.js";
 export type { Condition } from "./builder/condition.js";
 export { and, not, or } from "./builder/condition.js";
 export { createIndexes, createTable, dropTable } from "./builder/ddl.js";
@@ -36,15 +52,16 @@ export type { ForUpdateOptions } from "./builder/select-builder.js";
 export { SelectBuilder, select } from "./builder/select-builder.js";
 export type { Subquery } from "./builder/subquery.js";
 export { UpdateBuilder, update } from "./builder/update-builder.js";
+export type { ValueCodec } from "./codec/value-codec.js";
+export { passThroughCodec } from "./codec/value-codec.js";
 export type { CompileContext, CompiledQuery } from "./compiler/compiled-query.js";
-export type { DdlHooks } from "./compiler/ddl.js";
 export { formatLiteral } from "./compiler/format-literal.js";
 export type { BeginOptions } from "./compiler/sql-compiler.js";
-export { SqlCompiler } from "./compiler/sql-compiler.js";
+export { exhaustive, SqlCompiler } from "./compiler/sql-compiler.js";
 export type { DialectCapabilities } from "./dialect/capabilities.js";
 export { defineCapabilities, safeCapabilities } from "./dialect/capabilities.js";
 export type { ClassifiedError, Dialect } from "./dialect/dialect.js";
-export { DIALECT_CONTRACT_VERSION } from "./dialect/dialect.js";
+export { DIALECT_CONTRACT_MIN_VERSION, DIALECT_CONTRACT_VERSION } from "./dialect/dialect.js";
 export type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "./dialect/driver.js";
 export { redactUrl, registerDialect } from "./dialect/registry.js";
 export type { EngineOptions } from "./engine/engine.js";

@@ -330,3 +330,16 @@ describe("results", () => {
     expectTypeOf(engine.compile(select(Outbound)).sql).toEqualTypeOf<string>();
   });
 });
+
+describe("the dialect contract's visibility", () => {
+  test("engine.core and the compiler's hooks are not public", () => {
+    // @ts-expect-error the engine's internals are protected
+    engine.core;
+    const compiler = {} as import("../src/index.js").SqlCompiler;
+    expectTypeOf(compiler.compile).toBeFunction();
+    // @ts-expect-error compiler hooks are protected: only a dialect's subclass calls them
+    compiler.condition;
+    // @ts-expect-error compiler hooks are protected
+    compiler.quoteIdentifier;
+  });
+});

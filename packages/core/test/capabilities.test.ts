@@ -127,10 +127,13 @@ describe("UnsupportedFeatureError from the base compiler", () => {
     );
   });
 
-  test("onDuplicateKeyUpdate is refused by the base compiler (a dialect that has it overrides)", () => {
-    const engine = testEngine();
-    const error = unsupported(() => engine.compile(insert(Outbound).values(message).onDuplicateKeyUpdate({ status: "queued" })));
+  test("onDuplicateKeyUpdate follows the onDuplicateKey capability: written by the base compiler, or refused", () => {
+    const query = insert(Outbound).values(message).onDuplicateKeyUpdate({ status: "queued" });
+    expect(testEngine().compile(query).sql).toMatch(/ ON DUPLICATE KEY UPDATE "status" = \?$/);
+    const without = testEngine(defineCapabilities({ ...fullCapabilities, onDuplicateKey: false }));
+    const error = unsupported(() => without.compile(query));
     expect(error.feature).toBe("ON DUPLICATE KEY UPDATE");
+    expect(error.hint).toContain("onConflictDoUpdate");
   });
 
   test("partial indexes without the capability", () => {

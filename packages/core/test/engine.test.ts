@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
   createEngine,
+  DIALECT_CONTRACT_MIN_VERSION,
   DIALECT_CONTRACT_VERSION,
   DialectNotFoundError,
   QueryError,
@@ -27,6 +28,20 @@ describe("createEngine without a database", () => {
     const engine = createEngine("test://x", { dialect: counting });
     expect(engine.compile(select(Outbound, ["id"])).sql).toBe(`SELECT "id" FROM "outbound_messages"`);
     expect(created).toBe(0);
+  });
+
+  test("an explicit dialect is checked like a registered one: contract version and required members", () => {
+    const dialect = testDialect();
+    expect(() => createEngine("test://x", { dialect: { ...dialect, contractVersion: DIALECT_CONTRACT_VERSION + 1 } })).toThrow(
+      /needs dialect contract .*Upgrade tempest-db-js/,
+    );
+    expect(() => createEngine("test://x", { dialect: { ...dialect, contractVersion: DIALECT_CONTRACT_MIN_VERSION - 1 } })).toThrow(
+      /was written for dialect contract .*Upgrade the dialect/,
+    );
+    const { codec: _codec, ...withoutCodec } = dialect;
+    expect(() => createEngine("test://x", { dialect: withoutCodec as never })).toThrow(/has no value codec/);
+    expect(() => registerDialect(withoutCodec as never)).toThrow(/has no value codec/);
+    expect(() => createEngine("test://x", { dialect: { ...dialect, createCompiler: undefined } as never })).toThrow(/no createCompiler/);
   });
 
   test("an explicit dialect wins over the URL scheme", () => {

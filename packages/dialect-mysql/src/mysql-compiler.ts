@@ -1,17 +1,24 @@
-import type { BeginOptions, ColumnMeta, CompileContext, DdlHooks, DialectCapabilities, TableMeta } from "tempest-db-js";
+import type {
+  BeginOptions,
+  ColumnMeta,
+  CompileContext,
+  ConflictClause,
+  DeleteNode,
+  DialectCapabilities,
+  InSubqueryNode,
+  InsertNode,
+  LockClause,
+  StatementNode,
+  TableMeta,
+  UpdateNode,
+} from "tempest-db-js";
 import { formatLiteral, SqlCompiler, UnsupportedFeatureError, ValidationError } from "tempest-db-js";
 import type { MysqlCapabilities } from "./mysql-capabilities.js";
 import { asMysqlCapabilities } from "./mysql-capabilities.js";
+import { mysqlCodec } from "./mysql-codec.js";
 import { describeServer } from "./mysql-server-version.js";
-import { decodeMysql, decodesAsIs, encodeMysql } from "./mysql-types.js";
 
-type InSubquery = Parameters<SqlCompiler["inSubquery"]>[0];
-type InsertNode = Parameters<SqlCompiler["insert"]>[0];
-type UpdateNode = Parameters<SqlCompiler["update"]>[0];
-type DeleteNode = Parameters<SqlCompiler["delete"]>[0];
-type StatementNode = Parameters<SqlCompiler["statement"]>[0];
-type ConflictClause = Parameters<SqlCompiler["conflictClause"]>[0];
-type LockStrength = Parameters<SqlCompiler["lockStrengthSql"]>[0];
+type LockStrength = LockClause["strength"];
 
 /** The largest LIMIT MySQL takes: its documented spelling of "no limit" when only OFFSET is wanted. */
 const NO_LIMIT = "18446744073709551615";
@@ -19,14 +26,14 @@ const NO_LIMIT = "18446744073709551615";
 /** Column types stored off-page that cannot be a default literal or a key without an expression / prefix. */
 const LOB_KINDS = new Set(["text", "json", "bytes"]);
 
-export class MysqlCompiler extends SqlCompiler implements DdlHooks {
+export class MysqlCompiler extends SqlCompiler {
   readonly mysql: MysqlCapabilities;
   /** The table each UPDATE/DELETE being compiled writes to, keyed by its compile context. */
   readonly #writeTarget = new WeakMap<CompileContext, string>();
 
   constructor(capabilities: DialectCapabilities) {
     const mysql = asMysqlCapabilities(capabilities);
-    super("MySQL", mysql);
+    super("MySQL", mysql, mysqlCodec);
     this.mysql = mysql;
   }
 
@@ -54,23 +61,6 @@ export class MysqlCompiler extends SqlCompiler implements DdlHooks {
   /** Whole milliseconds, so the sum stores into datetime(3) without rounding. */
   nowPlusSecondsSql(seconds: string): string {
     return `TIMESTAMPADD(MICROSECOND, ROUND(${seconds} * 1000) * 1000, UTC_TIMESTAMP(3))`;
-  }
-
-  override encodeParam(value: unknown, column: ColumnMeta | undefined): unknown {
-    return encodeMysql(value, column);
-  }
-
-  override decodeValue(value: unknown, column: ColumnMeta): unknown {
-    return decodeMysql(value, column);
-  }
-
-  override decodesAsIs(column: ColumnMeta): boolean {
-    return decodesAsIs(column);
-  }
-
-  /** encodeMysql changes only JSON, uuids (to lower case), Dates and byte arrays. */
-  override encodesAsIs(column: ColumnMeta): boolean {
-    return column.kind !== "json" && column.kind !== "uuid";
   }
 
   /**
@@ -122,7 +112,7 @@ export class MysqlCompiler extends SqlCompiler implements DdlHooks {
     return super.delete(node, ctx);
   }
 
-  override inSubquery(node: InSubquery, ctx: CompileContext): string {
+  override inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
     this.checkSubquery(node.subquery.select);
     if (!this.mysql.writeTargetInSubquery && this.#writeTarget.get(ctx) === node.subquery.select.table.name) {
       this.unsupported(
@@ -144,8 +134,8 @@ export class MysqlCompiler extends SqlCompiler implements DdlHooks {
 
   override conflictClause(conflict: ConflictClause, ctx: CompileContext): string {
     if (ignoresDuplicates(conflict)) return "";
-    if (conflict.kind === "onDuplicateKey") return ` ON DUPLICATE KEY UPDATE ${this.assignments(conflict.set, ctx)}`;
-    // A target (or its predicate) is refused there, with the way out in the message.
+    // ON DUPLICATE KEY UPDATE is written there (onDuplicateKey is in the capabilities); a target (or its
+    // predicate) is refused there, with the way out in the message.
     return super.conflictClause(conflict, ctx);
   }
 
@@ -155,7 +145,7 @@ export class MysqlCompiler extends SqlCompiler implements DdlHooks {
   }
 
   // ---- DDL --------------------------------------------------------------------------------
-  columnType(column: ColumnMeta, table: TableMeta): string {
+  protected columnType(column: ColumnMeta, table: TableMeta): string {
     switch (column.kind) {
       case "uuid":
         return "char(36)";
@@ -204,16 +194,16 @@ export class MysqlCompiler extends SqlCompiler implements DdlHooks {
     return `enum(${values.map((v) => formatLiteral(v, true)).join(", ")})`;
   }
 
-  randomUuidSql(): string {
+  override randomUuidSql(): string {
     return "uuid()";
   }
 
   /** The enum type itself refuses other values (strict mode, which the driver keeps on). */
-  enumCheckSql(): undefined {
+  override enumCheckSql(): undefined {
     return undefined;
   }
 
-  indexIfNotExists(): boolean {
+  override indexIfNotExists(): boolean {
     return this.mysql.indexIfNotExists;
   }
 }

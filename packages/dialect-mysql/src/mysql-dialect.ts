@@ -2,6 +2,7 @@ import type { Dialect, DialectCapabilities, DriverConnection } from "tempest-db-
 import { DIALECT_CONTRACT_VERSION } from "tempest-db-js";
 import { classifyMysqlError } from "./classify-mysql-error.js";
 import { asMysqlCapabilities, mysqlCapabilities } from "./mysql-capabilities.js";
+import { mysqlCodec } from "./mysql-codec.js";
 import { MysqlCompiler } from "./mysql-compiler.js";
 import { MysqlDriver } from "./mysql-driver.js";
 import { assumedServer, parseServerVersion } from "./mysql-server-version.js";
@@ -17,6 +18,7 @@ export const mysqlDialect: Dialect = {
   schemes: ["mysql", "mariadb"],
   capabilitiesFor: (url) => mysqlCapabilities(assumedServer(url)),
   createCompiler: (capabilities) => new MysqlCompiler(capabilities),
+  codec: mysqlCodec,
   createDriver: (config) => new MysqlDriver(config),
   classifyError: classifyMysqlError,
   inspectServer: async (connection: DriverConnection, assumed: DialectCapabilities) => {

@@ -1,15 +1,6 @@
-import type {
-  ColumnKind,
-  ColumnMeta,
-  CompileContext,
-  DdlHooks,
-  DialectCapabilities,
-  InListNode,
-  InSubqueryNode as InSubquery,
-  ParamNode,
-} from "tempest-db-js";
+import type { ColumnKind, ColumnMeta, CompileContext, DialectCapabilities, InListNode, InSubqueryNode, ParamNode } from "tempest-db-js";
 import { SqlCompiler, ValidationError } from "tempest-db-js";
-import { decodePostgres, decodesAsIs, encodePostgres } from "./postgres-types.js";
+import { postgresCodec } from "./postgres-codec.js";
 
 /** Column kinds whose IN lists are bound as one array (see inList). */
 const ARRAY_KINDS: ReadonlySet<ColumnKind> = new Set(["uuid", "text", "varchar", "enum", "integer", "bigint", "real", "numeric", "date"]);
@@ -17,9 +8,9 @@ const ARRAY_KINDS: ReadonlySet<ColumnKind> = new Set(["uuid", "text", "varchar",
 /** NAMEDATALEN - 1 in a stock build. */
 const MAX_IDENTIFIER_BYTES = 63;
 
-export class PostgresCompiler extends SqlCompiler implements DdlHooks {
+export class PostgresCompiler extends SqlCompiler {
   constructor(capabilities: DialectCapabilities) {
-    super("PostgreSQL", capabilities);
+    super("PostgreSQL", capabilities, postgresCodec);
   }
 
   placeholder(index: number): string {
@@ -45,23 +36,6 @@ export class PostgresCompiler extends SqlCompiler implements DdlHooks {
     return `(now() + make_interval(secs => ${seconds}))`;
   }
 
-  override encodeParam(value: unknown, column: ColumnMeta | undefined): unknown {
-    return encodePostgres(value, column);
-  }
-
-  override decodeValue(value: unknown, column: ColumnMeta): unknown {
-    return decodePostgres(value, column);
-  }
-
-  override decodesAsIs(column: ColumnMeta): boolean {
-    return decodesAsIs(column);
-  }
-
-  /** encodePostgres changes only JSON, bigints (to text) and byte arrays. */
-  override encodesAsIs(column: ColumnMeta): boolean {
-    return column.kind !== "json" && column.kind !== "bigint" && column.kind !== "numeric" && column.kind !== "bytes";
-  }
-
   override literal(value: unknown, column: ColumnMeta | undefined): string {
     if (value instanceof Uint8Array) return `'\\x${Buffer.from(value).toString("hex")}'::bytea`;
     if (value instanceof Date) return `'${value.toISOString()}'::timestamptz`;
@@ -77,7 +51,7 @@ export class PostgresCompiler extends SqlCompiler implements DdlHooks {
    * exactly once. As a plain IN the planner may choose a semi-join that runs the subquery again,
    * which under SKIP LOCKED can claim more rows than the LIMIT.
    */
-  override inSubquery(node: InSubquery, ctx: CompileContext): string {
+  override inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
     const select = node.subquery.select;
     if (select.lock === undefined && select.limit === undefined) return super.inSubquery(node, ctx);
     const inner = this.select(select, this.unqualified(ctx));
@@ -95,13 +69,13 @@ export class PostgresCompiler extends SqlCompiler implements DdlHooks {
   override inList(node: InListNode, ctx: CompileContext): string {
     const column = node.column;
     if (ctx.inline || !ARRAY_KINDS.has(column.kind) || !node.values.every((v) => v.kind === "param")) return super.inList(node, ctx);
-    const values = node.values.map((v) => encodePostgres((v as ParamNode).value, column));
+    const values = node.values.map((v) => this.encodeParam((v as ParamNode).value, column));
     // bind checks the text of every element, and binds the array as it is.
     const placeholder = this.bind(values, undefined, ctx);
     return `${this.column(column, ctx)} ${node.negated ? "<> ALL" : "= ANY"}(${placeholder})`;
   }
 
-  columnType(column: ColumnMeta): string {
+  protected columnType(column: ColumnMeta): string {
     switch (column.kind) {
       case "uuid":
         return "uuid";
@@ -131,7 +105,7 @@ export class PostgresCompiler extends SqlCompiler implements DdlHooks {
     }
   }
 
-  randomUuidSql(): string {
+  override randomUuidSql(): string {
     return "gen_random_uuid()";
   }
 }

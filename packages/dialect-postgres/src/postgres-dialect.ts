@@ -1,5 +1,6 @@
 import type { ClassifiedError, Dialect, QueryErrorKind } from "tempest-db-js";
 import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
+import { postgresCodec } from "./postgres-codec.js";
 import { PostgresCompiler } from "./postgres-compiler.js";
 import { PostgresDriver } from "./postgres-driver.js";
 import { readOptions } from "./postgres-driver-options.js";
@@ -56,6 +57,7 @@ export const postgresDialect: Dialect = {
   schemes: ["postgres", "postgresql"],
   capabilitiesFor: () => postgresCapabilities,
   createCompiler: (capabilities) => new PostgresCompiler(capabilities),
+  codec: postgresCodec,
   createDriver: (config) => new PostgresDriver(config),
   validateOptions: (options) => {
     readOptions(options);

@@ -1,8 +1,6 @@
-import type { BeginOptions, ColumnMeta, DdlHooks, DialectCapabilities } from "tempest-db-js";
+import type { BeginOptions, ColumnMeta, DialectCapabilities, LockClause } from "tempest-db-js";
 import { SqlCompiler } from "tempest-db-js";
-import { decodeSqlite, decodesAsIs, encodeSqlite, encodesAsIs } from "./sqlite-types.js";
-
-type LockClause = Parameters<SqlCompiler["lockClause"]>[0];
+import { sqliteCodec } from "./sqlite-codec.js";
 
 /** The text `Date.toISOString()` writes, so stored and database-made times compare as text. */
 const ISO_NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now'";
@@ -10,9 +8,9 @@ const ISO_NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now'";
 const NO_ROW_LOCKS_HINT =
   "SQLite has no row locks. Claim inside engine.transaction(), which takes BEGIN IMMEDIATE: the database's single write lock is held until commit, so no other writer (connection or process) can claim the same rows.";
 
-export class SqliteCompiler extends SqlCompiler implements DdlHooks {
+export class SqliteCompiler extends SqlCompiler {
   constructor(capabilities: DialectCapabilities) {
-    super("SQLite", capabilities);
+    super("SQLite", capabilities, sqliteCodec);
   }
 
   placeholder(): string {
@@ -27,22 +25,6 @@ export class SqliteCompiler extends SqlCompiler implements DdlHooks {
     // `||` binds tighter than any arithmetic in SQLite: an expression operand needs parentheses.
     const operand = /^(\?|-?\d+(\.\d+)?)$/.test(seconds) ? seconds : `(${seconds})`;
     return `${ISO_NOW},(${operand} || ' seconds'))`;
-  }
-
-  override encodeParam(value: unknown, column: ColumnMeta | undefined): unknown {
-    return encodeSqlite(value, column);
-  }
-
-  override decodeValue(value: unknown, column: ColumnMeta): unknown {
-    return decodeSqlite(value, column);
-  }
-
-  override decodesAsIs(column: ColumnMeta): boolean {
-    return decodesAsIs(column);
-  }
-
-  override encodesAsIs(column: ColumnMeta): boolean {
-    return encodesAsIs(column);
   }
 
   /** SQLite has no default LIKE escape character; PostgreSQL and MySQL use backslash, so say so. */
@@ -100,7 +82,7 @@ export class SqliteCompiler extends SqlCompiler implements DdlHooks {
   }
 
   /** SQLite has no uuid function: `defaultRandom()` columns are filled by the insert builder. */
-  randomUuidSql(): undefined {
+  override randomUuidSql(): undefined {
     return undefined;
   }
 }

@@ -1,6 +1,7 @@
 import type { Dialect, DialectCapabilities, DriverConnection } from "tempest-db-js";
 import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
 import { classifySqliteError } from "./classify-sqlite-error.js";
+import { sqliteCodec } from "./sqlite-codec.js";
 import { SqliteCompiler } from "./sqlite-compiler.js";
 import { readOptions, SqliteDriver } from "./sqlite-driver.js";
 import { parseSqliteUrl } from "./sqlite-url.js";
@@ -65,6 +66,7 @@ export const sqliteDialect: Dialect = {
     return sqliteCapabilities;
   },
   createCompiler: (capabilities) => new SqliteCompiler(capabilities),
+  codec: sqliteCodec,
   createDriver: (config) => new SqliteDriver(config),
   validateOptions: (options) => {
     readOptions(options);

@@ -71,3 +71,52 @@ export type ConditionNode =
   | NotNode
   | ConstantNode
   | ExpressionConditionNode;
+
+// ---- factories: the only places a condition node is made; each returns a frozen node ----------
+
+export function compareNode(column: ColumnMeta, op: CompareOperator, value: ValueNode): CompareNode {
+  return Object.freeze({ kind: "compare", column, op, value });
+}
+
+/** `values` is frozen by the caller (it is built with an index loop, see resolve-where). */
+export function inListNode(column: ColumnMeta, negated: boolean, values: readonly ValueNode[]): InListNode {
+  return Object.freeze({ kind: "inList", column, negated, values });
+}
+
+export function inSubqueryNode(column: ColumnMeta, negated: boolean, subquery: SubqueryNode): InSubqueryNode {
+  return Object.freeze({ kind: "inSubquery", column, negated, subquery });
+}
+
+export function isNullNode(column: ColumnMeta, negated: boolean): IsNullNode {
+  return Object.freeze({ kind: "isNull", column, negated });
+}
+
+export function betweenNode(column: ColumnMeta, low: ValueNode, high: ValueNode): BetweenNode {
+  return Object.freeze({ kind: "between", column, low, high });
+}
+
+/** `items` are frozen here; pass two or more (one item is the item itself, none a constant). */
+export function junctionNode(kind: JunctionNode["kind"], items: readonly ConditionNode[]): JunctionNode {
+  return Object.freeze({ kind, items: Object.isFrozen(items) ? items : Object.freeze(items) });
+}
+
+export function notNode(item: ConditionNode): NotNode {
+  return Object.freeze({ kind: "not", item });
+}
+
+const TRUE: ConstantNode = Object.freeze({ kind: "constant", value: true });
+const FALSE: ConstantNode = Object.freeze({ kind: "constant", value: false });
+
+/** The two constants are shared values. */
+export function constantNode(value: boolean): ConstantNode {
+  return value ? TRUE : FALSE;
+}
+
+export function expressionConditionNode(expression: ExpressionNode): ExpressionConditionNode {
+  return Object.freeze({ kind: "expressionCondition", expression });
+}
+
+/** `previous AND next`, or `next` alone when there is nothing before. */
+export function andNodes(previous: ConditionNode | undefined, next: ConditionNode): ConditionNode {
+  return previous === undefined ? next : junctionNode("and", [previous, next]);
+}

@@ -135,3 +135,104 @@ export type StatementNode =
   | CreateTableNode
   | CreateIndexNode
   | DropTableNode;
+
+// ---- factories: the only places these nodes are made ------------------------------------------
+// Clause nodes come frozen. Statement nodes (select, insert, update, delete) come fresh: the
+// builder that makes one holds it alone and freezes it when it hands it out (see builder/frozen-node).
+
+export function orderByItem(column: ColumnMeta, direction: OrderByItem["direction"]): OrderByItem {
+  return Object.freeze({ column, direction });
+}
+
+/** `of` is frozen here. */
+export function lockClause(strength: LockClause["strength"], wait: LockClause["wait"], of: readonly string[]): LockClause {
+  return Object.freeze({ kind: "lock", strength, wait, of: Object.freeze(of) });
+}
+
+/** `select` is frozen here. */
+export function subqueryNode(select: SelectNode): SubqueryNode {
+  return Object.freeze({ kind: "subquery", select: Object.freeze(select) });
+}
+
+export function onConflictClause(
+  target: readonly ColumnMeta[],
+  targetWhere: ConditionNode | undefined,
+  action: OnConflictClause["action"],
+  set: readonly Assignment[],
+  updateWhere: ConditionNode | undefined,
+): OnConflictClause {
+  return Object.freeze({ kind: "onConflict", target, targetWhere, action, set: Object.freeze(set), updateWhere });
+}
+
+export function onDuplicateKeyClause(set: readonly Assignment[]): OnDuplicateKeyClause {
+  return Object.freeze({ kind: "onDuplicateKey", set: Object.freeze(set) });
+}
+
+const IGNORE_DUPLICATES: IgnoreDuplicatesClause = Object.freeze({ kind: "ignoreDuplicates" });
+
+export function ignoreDuplicatesClause(): IgnoreDuplicatesClause {
+  return IGNORE_DUPLICATES;
+}
+
+/** A fresh select node (see above); every field given, so each node has the same shape. */
+export function selectNode(
+  table: TableMeta,
+  columns: readonly ColumnMeta[],
+  where: ConditionNode | undefined,
+  orderBy: readonly OrderByItem[],
+  limit: number | undefined,
+  offset: number | undefined,
+  lock: LockClause | undefined,
+): SelectNode {
+  return { kind: "select", table, columns, where, orderBy, limit, offset, lock };
+}
+
+/** A fresh insert node (see above). */
+export function insertNode(
+  table: TableMeta,
+  columns: readonly ColumnMeta[],
+  rowCount: number,
+  cells: readonly unknown[],
+  expressions: readonly number[],
+  conflict: ConflictClause | undefined,
+  returning: readonly ColumnMeta[] | undefined,
+): InsertNode {
+  return { kind: "insert", table, columns, rowCount, cells, expressions, conflict, returning };
+}
+
+/** A fresh update node (see above). */
+export function updateNode(
+  table: TableMeta,
+  set: readonly Assignment[],
+  where: ConditionNode | undefined,
+  allRows: boolean,
+  returning: readonly ColumnMeta[] | undefined,
+): UpdateNode {
+  return { kind: "update", table, set, where, allRows, returning };
+}
+
+/** A fresh delete node (see above). */
+export function deleteNode(
+  table: TableMeta,
+  where: ConditionNode | undefined,
+  allRows: boolean,
+  returning: readonly ColumnMeta[] | undefined,
+): DeleteNode {
+  return { kind: "delete", table, where, allRows, returning };
+}
+
+export function rawStatementNode(expression: ExpressionNode): RawStatementNode {
+  return Object.freeze({ kind: "rawStatement", expression });
+}
+
+export function createTableNode(table: TableMeta, ifNotExists: boolean): CreateTableNode {
+  return Object.freeze({ kind: "createTable", table, ifNotExists });
+}
+
+export function createIndexNode(table: TableMeta, index: IndexMeta, ifNotExists: boolean): CreateIndexNode {
+  return Object.freeze({ kind: "createIndex", table, index, ifNotExists });
+}
+
+export function dropTableNode(table: TableMeta, ifExists: boolean): DropTableNode {
+  return Object.freeze({ kind: "dropTable", table, ifExists });
+}

@@ -41,6 +41,30 @@ export interface ColumnRefNode {
 export type ExpressionNode = RawNode | TemplateNode | NowNode | ExcludedNode | ColumnRefNode;
 export type ValueNode = ParamNode | ExpressionNode;
 
+// ---- factories: the only places a value node is made; each returns a frozen node ---------------
+
 export function paramNode(value: unknown, column?: ColumnMeta): ParamNode {
   return Object.freeze({ kind: "param", value, column });
+}
+
+/** The text is checked where it enters (sql.raw). */
+export function rawNode(text: string): RawNode {
+  return Object.freeze({ kind: "raw", text });
+}
+
+/** `strings` and `values` are frozen here. */
+export function templateNode(strings: readonly string[], values: readonly unknown[]): TemplateNode {
+  return Object.freeze({ kind: "template", strings: Object.freeze([...strings]), values: Object.freeze(values) });
+}
+
+export function nowNode(plusSeconds: ValueNode | undefined): NowNode {
+  return Object.freeze({ kind: "now", plusSeconds });
+}
+
+export function excludedNode(field: string): ExcludedNode {
+  return Object.freeze({ kind: "excluded", field });
+}
+
+export function columnRefNode(field: string): ColumnRefNode {
+  return Object.freeze({ kind: "columnRef", field });
 }

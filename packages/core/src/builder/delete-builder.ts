@@ -1,4 +1,6 @@
+import { andNodes } from "../ast/condition-node.js";
 import type { DeleteNode, StatementNode } from "../ast/statement-node.js";
+import { deleteNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import type { Model, ModelClass } from "../schema/model.js";
 import { tableMeta } from "../schema/table-meta.js";
@@ -6,7 +8,7 @@ import type { FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
 import { FRESH } from "./frozen-node.js";
-import { andConditions, resolveFields } from "./resolve-fields.js";
+import { resolveFields } from "./resolve-fields.js";
 import { isTrivial, resolveWhere } from "./resolve-where.js";
 
 export class DeleteBuilder<I extends Model, R> implements Executable<R> {
@@ -29,7 +31,7 @@ export class DeleteBuilder<I extends Model, R> implements Executable<R> {
 
   where(condition: WhereArg<I>): DeleteBuilder<I, R> {
     const resolved = resolveWhere(this.#node.table, condition, () => `deleteFrom(${this.#node.table.model.name}).where`);
-    return new DeleteBuilder(withDelete(this.#node, { where: andConditions(this.#node.where, resolved) }), FRESH);
+    return new DeleteBuilder(withDelete(this.#node, { where: andNodes(this.#node.where, resolved) }), FRESH);
   }
 
   /** Opt in to deleting every row: without it a delete with no where is refused. */
@@ -59,16 +61,10 @@ export class DeleteBuilder<I extends Model, R> implements Executable<R> {
 
 /** A changed copy, field by field and fresh (see withSelect); no field is ever reset to undefined. */
 function withDelete(node: DeleteNode, change: Partial<DeleteNode>): DeleteNode {
-  return {
-    kind: "delete",
-    table: node.table,
-    where: change.where ?? node.where,
-    allRows: change.allRows ?? node.allRows,
-    returning: change.returning ?? node.returning,
-  };
+  return deleteNode(node.table, change.where ?? node.where, change.allRows ?? node.allRows, change.returning ?? node.returning);
 }
 
 /** `delete` is a reserved word, hence `deleteFrom`. */
 export function deleteFrom<M extends ModelClass>(model: M): DeleteBuilder<InstanceType<M>, never> {
-  return new DeleteBuilder({ kind: "delete", table: tableMeta(model), where: undefined, allRows: false, returning: undefined }, FRESH);
+  return new DeleteBuilder(deleteNode(tableMeta(model), undefined, false, undefined), FRESH);
 }

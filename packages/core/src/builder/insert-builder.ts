@@ -1,4 +1,5 @@
 import type { ConflictClause, InsertNode, StatementNode } from "../ast/statement-node.js";
+import { ignoreDuplicatesClause, insertNode, onConflictClause, onDuplicateKeyClause } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
@@ -68,40 +69,42 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
     if (options.where !== undefined && options.indexWhere !== undefined) {
       throw new ValidationError("onConflictDoNothing: give the index predicate as where or indexWhere, not both");
     }
-    return this.#conflict({
-      kind: "onConflict",
-      target: this.#target(target ?? [], "onConflictDoNothing", false),
-      targetWhere: this.#where(options.where ?? options.indexWhere, "onConflictDoNothing where"),
-      action: "nothing",
-      set: Object.freeze([]),
-      updateWhere: undefined,
-    });
+    return this.#conflict(
+      onConflictClause(
+        this.#target(target ?? [], "onConflictDoNothing", false),
+        this.#where(options.where ?? options.indexWhere, "onConflictDoNothing where"),
+        "nothing",
+        [],
+        undefined,
+      ),
+    );
   }
 
   /** On a collision on `target`, update the existing row with `set` (where `updateWhere` holds). */
   onConflictDoUpdate(target: readonly FieldOf<I>[], set: SetOf<I>, options: OnConflictDoUpdateOptions<I> = {}): InsertBuilder<I, R> {
     const assignments = resolveSet(this.#node.table, set, "onConflictDoUpdate set");
     if (assignments.length === 0) throw new ValidationError("onConflictDoUpdate: set is empty; use onConflictDoNothing");
-    return this.#conflict({
-      kind: "onConflict",
-      target: this.#target(target, "onConflictDoUpdate", true),
-      targetWhere: this.#where(options.indexWhere, "onConflictDoUpdate indexWhere"),
-      action: "update",
-      set: Object.freeze(assignments),
-      updateWhere: this.#where(options.updateWhere, "onConflictDoUpdate updateWhere"),
-    });
+    return this.#conflict(
+      onConflictClause(
+        this.#target(target, "onConflictDoUpdate", true),
+        this.#where(options.indexWhere, "onConflictDoUpdate indexWhere"),
+        "update",
+        assignments,
+        this.#where(options.updateWhere, "onConflictDoUpdate updateWhere"),
+      ),
+    );
   }
 
   /** MySQL's upsert: on a collision with any unique key, update the existing row. */
   onDuplicateKeyUpdate(set: SetOf<I>): InsertBuilder<I, R> {
     const assignments = resolveSet(this.#node.table, set, "onDuplicateKeyUpdate");
     if (assignments.length === 0) throw new ValidationError("onDuplicateKeyUpdate: set is empty; use ignoreDuplicates()");
-    return this.#conflict({ kind: "onDuplicateKey", set: Object.freeze(assignments) });
+    return this.#conflict(onDuplicateKeyClause(assignments));
   }
 
   /** Skip rows that collide with any unique key (MySQL `INSERT IGNORE`, elsewhere `ON CONFLICT DO NOTHING`). */
   ignoreDuplicates(): InsertBuilder<I, R> {
-    return this.#conflict({ kind: "ignoreDuplicates" });
+    return this.#conflict(ignoreDuplicatesClause());
   }
 
   toNode(): StatementNode {
@@ -116,7 +119,7 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
 
   #conflict(conflict: ConflictClause): InsertBuilder<I, R> {
     if (this.#node.conflict) throw new ValidationError("insert: only one conflict clause per statement");
-    return new InsertBuilder(withInsert(this.#node, { conflict: Object.freeze(conflict) }), FRESH);
+    return new InsertBuilder(withInsert(this.#node, { conflict }), FRESH);
   }
 
   #target(fields: readonly string[], where: string, required: boolean): readonly ColumnMeta[] {
@@ -135,32 +138,19 @@ export class InsertBuilder<I extends Model, R> implements Executable<R> {
 
 /** A changed copy, field by field and fresh (see withSelect); no field is ever reset to undefined. */
 function withInsert(node: InsertNode, change: Partial<InsertNode>): InsertNode {
-  return {
-    kind: "insert",
-    table: node.table,
-    columns: change.columns ?? node.columns,
-    rowCount: change.rowCount ?? node.rowCount,
-    cells: change.cells ?? node.cells,
-    expressions: change.expressions ?? node.expressions,
-    conflict: change.conflict ?? node.conflict,
-    returning: change.returning ?? node.returning,
-  };
+  return insertNode(
+    node.table,
+    change.columns ?? node.columns,
+    change.rowCount ?? node.rowCount,
+    change.cells ?? node.cells,
+    change.expressions ?? node.expressions,
+    change.conflict ?? node.conflict,
+    change.returning ?? node.returning,
+  );
 }
 
 const NONE: readonly never[] = Object.freeze([]);
 
 export function insert<M extends ModelClass>(model: M): InsertBuilder<InstanceType<M>, never> {
-  return new InsertBuilder(
-    {
-      kind: "insert",
-      table: tableMeta(model),
-      columns: NONE,
-      rowCount: 0,
-      cells: NONE,
-      expressions: NONE,
-      conflict: undefined,
-      returning: undefined,
-    },
-    FRESH,
-  );
+  return new InsertBuilder(insertNode(tableMeta(model), NONE, 0, NONE, NONE, undefined, undefined), FRESH);
 }

@@ -43,8 +43,3 @@ export function resolveFields(table: TableMeta, fields: readonly string[] | unde
   }
   return columns;
 }
-
-export function andConditions<T extends { kind: string }>(previous: T | undefined, next: T): T {
-  if (previous === undefined) return next;
-  return Object.freeze({ kind: "and", items: Object.freeze([previous, next]) }) as unknown as T;
-}

@@ -1,5 +1,17 @@
 import type { CompareOperator, ConditionNode } from "../ast/condition-node.js";
+import {
+  betweenNode,
+  compareNode,
+  constantNode,
+  expressionConditionNode,
+  inListNode,
+  inSubqueryNode,
+  isNullNode,
+  junctionNode,
+  notNode,
+} from "../ast/condition-node.js";
 import type { ValueNode } from "../ast/value-node.js";
+import { paramNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import { expressionNode } from "../expression/expression.js";
@@ -23,8 +35,8 @@ const COMPARE: Record<string, CompareOperator> = {
   ilike: "ilike",
 };
 
-const TRUE: ConditionNode = Object.freeze({ kind: "constant", value: true });
-const FALSE: ConditionNode = Object.freeze({ kind: "constant", value: false });
+const TRUE = constantNode(true);
+const FALSE = constantNode(false);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
@@ -57,12 +69,12 @@ function label(where: string, separator: string, part: string | number, after = 
 
 function resolveCondition(table: Table, input: unknown, where: string): ConditionNode {
   const expression = expressionNode(input);
-  if (expression) return Object.freeze({ kind: "expressionCondition", expression });
+  if (expression) return expressionConditionNode(expression);
   if (isCondition(input)) {
     const items = input.items.map((item) => resolveCondition(table, item, where));
-    if (input.op === "not") return Object.freeze({ kind: "not", item: items[0] as ConditionNode });
+    if (input.op === "not") return notNode(items[0] as ConditionNode);
     if (items.length === 0) return input.op === "and" ? TRUE : FALSE;
-    return items.length === 1 ? (items[0] as ConditionNode) : Object.freeze({ kind: input.op, items: Object.freeze(items) });
+    return items.length === 1 ? (items[0] as ConditionNode) : junctionNode(input.op, items);
   }
   if (!isPlainObject(input)) {
     throw new ValidationError(`${where}: expected an object of field conditions, got ${describe(input)}`);
@@ -74,19 +86,19 @@ function resolveCondition(table: Table, input: unknown, where: string): Conditio
     items.push(resolveField(column, input[field], label(where, " on ", field)));
   }
   if (items.length === 0) return TRUE;
-  return items.length === 1 ? (items[0] as ConditionNode) : Object.freeze({ kind: "and", items: Object.freeze(items) });
+  return items.length === 1 ? (items[0] as ConditionNode) : junctionNode("and", items);
 }
 
 function resolveField(column: ColumnMeta, value: unknown, where: string): ConditionNode {
-  if (value === null) return Object.freeze({ kind: "isNull", column, negated: false });
+  if (value === null) return isNullNode(column, false);
   if (isPlainObject(value) && expressionNode(value) === undefined) {
     const keys = fieldNames(value, where);
     if (keys.length === 0) throw new ValidationError(`${where}: an empty operator object`);
     const parts = keys.map((op) => resolveOperator(column, op, value[op], where));
-    return parts.length === 1 ? (parts[0] as ConditionNode) : Object.freeze({ kind: "and", items: Object.freeze(parts) });
+    return parts.length === 1 ? (parts[0] as ConditionNode) : junctionNode("and", parts);
   }
   if (Array.isArray(value)) throw new ValidationError(`${where}: an array is not a value; write { in: [...] }`);
-  return Object.freeze({ kind: "compare", column, op: "=", value: resolveValue(column, value, where, false) });
+  return compareNode(column, "=", resolveValue(column, value, where, false));
 }
 
 function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where: string): ConditionNode {
@@ -94,34 +106,24 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
   switch (op) {
     case "eq":
     case "ne":
-      if (operand === null) return Object.freeze({ kind: "isNull", column, negated: op === "ne" });
-      return Object.freeze({
-        kind: "compare",
-        column,
-        op: COMPARE[op] as CompareOperator,
-        value: resolveValue(column, operand, at, false),
-      });
+      if (operand === null) return isNullNode(column, op === "ne");
+      return compareNode(column, COMPARE[op] as CompareOperator, resolveValue(column, operand, at, false));
     case "lt":
     case "lte":
     case "gt":
     case "gte":
-      return Object.freeze({
-        kind: "compare",
-        column,
-        op: COMPARE[op] as CompareOperator,
-        value: resolveValue(column, operand, at, false),
-      });
+      return compareNode(column, COMPARE[op] as CompareOperator, resolveValue(column, operand, at, false));
     case "like":
     case "ilike": {
       if (typeof operand !== "string" && expressionNode(operand) === undefined) {
         throw new ValidationError(`${at}: expects a string pattern, got ${describe(operand)}`);
       }
-      const value = expressionNode(operand) ?? { kind: "param" as const, value: operand, column: undefined };
-      return Object.freeze({ kind: "compare", column, op: COMPARE[op] as CompareOperator, value });
+      const value = expressionNode(operand) ?? paramNode(operand);
+      return compareNode(column, COMPARE[op] as CompareOperator, value);
     }
     case "isNull":
       if (typeof operand !== "boolean") throw new ValidationError(`${at}: expects true or false, got ${describe(operand)}`);
-      return Object.freeze({ kind: "isNull", column, negated: !operand });
+      return isNullNode(column, !operand);
     case "in":
     case "notIn": {
       const negated = op === "notIn";
@@ -129,7 +131,7 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
         const select = operand.node.select;
         const inner = select.columns[0];
         if (select.columns.length !== 1 || !inner) throw new ValidationError(`${at}: a subquery must select exactly one column`);
-        return Object.freeze({ kind: "inSubquery", column, negated, subquery: operand.node });
+        return inSubqueryNode(column, negated, operand.node);
       }
       if (!Array.isArray(operand)) {
         throw new ValidationError(`${at}: expects an array or select(...).asSubquery(field), got ${describe(operand)}`);
@@ -139,18 +141,17 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
       const values: ValueNode[] = new Array(operand.length);
       for (let i = 0; i < operand.length; i++) values[i] = resolveValue(column, operand[i], label(at, "[", i, "]"), false);
       Object.freeze(values);
-      return Object.freeze({ kind: "inList", column, negated, values });
+      return inListNode(column, negated, values);
     }
     case "between": {
       if (!Array.isArray(operand) || operand.length !== 2) {
         throw new ValidationError(`${at}: expects a [low, high] pair, got ${describe(operand)}`);
       }
-      return Object.freeze({
-        kind: "between",
+      return betweenNode(
         column,
-        low: resolveValue(column, operand[0], label(at, "[", 0, "]"), false),
-        high: resolveValue(column, operand[1], label(at, "[", 1, "]"), false),
-      });
+        resolveValue(column, operand[0], label(at, "[", 0, "]"), false),
+        resolveValue(column, operand[1], label(at, "[", 1, "]"), false),
+      );
     }
     default:
       throw new ValidationError(

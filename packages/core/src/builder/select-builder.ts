@@ -1,4 +1,6 @@
+import { andNodes } from "../ast/condition-node.js";
 import type { LockClause, OrderByItem, SelectNode, StatementNode } from "../ast/statement-node.js";
+import { lockClause, orderByItem, selectNode, subqueryNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
@@ -7,7 +9,7 @@ import type { FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
 import { FRESH } from "./frozen-node.js";
-import { andConditions, resolveFields } from "./resolve-fields.js";
+import { resolveFields } from "./resolve-fields.js";
 import { resolveWhere } from "./resolve-where.js";
 import type { Subquery } from "./subquery.js";
 import { makeSubquery } from "./subquery.js";
@@ -44,7 +46,7 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
   /** Adds conditions; several calls are ANDed. */
   where(condition: WhereArg<I>): SelectBuilder<I, R> {
     const resolved = resolveWhere(this.#node.table, condition, () => `select(${this.#node.table.model.name}).where`);
-    return new SelectBuilder(withSelect(this.#node, "where", andConditions(this.#node.where, resolved)), FRESH);
+    return new SelectBuilder(withSelect(this.#node, "where", andNodes(this.#node.where, resolved)), FRESH);
   }
 
   /** Adds a sort key; call again for further keys. */
@@ -83,7 +85,7 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
   asSubquery<K extends FieldOf<I>>(field: K): Subquery<Exclude<RowOf<I>[K], null>> {
     // resolveFields returns one shared array per projection, so the compiled column list is reused.
     const columns = resolveFields(this.#node.table, [columnOf(this.#node.table, field, "asSubquery").field], "asSubquery");
-    return makeSubquery(Object.freeze({ kind: "subquery", select: Object.freeze(withSelect(this.#node, "columns", columns)) }));
+    return makeSubquery(subqueryNode(withSelect(this.#node, "columns", columns)));
   }
 
   toNode(): StatementNode {
@@ -109,7 +111,7 @@ export class SelectBuilder<I extends Model, R> implements Executable<R> {
       if (name !== table) throw new ValidationError(`lock of: "${name}" is not a table of this query (${table})`);
       return name;
     });
-    return Object.freeze({ kind: "lock", strength, wait, of: Object.freeze(of) });
+    return lockClause(strength, wait, of);
   }
 }
 
@@ -123,29 +125,32 @@ type SelectChange = Exclude<keyof SelectNode, "kind" | "table">;
  * new builder freezes it when it hands it out.
  */
 function withSelect<K extends SelectChange>(node: SelectNode, key: K, value: SelectNode[K]): SelectNode {
-  return {
-    kind: "select",
-    table: node.table,
-    columns: key === "columns" ? (value as SelectNode["columns"]) : node.columns,
-    where: key === "where" ? (value as SelectNode["where"]) : node.where,
-    orderBy: key === "orderBy" ? (value as SelectNode["orderBy"]) : node.orderBy,
-    limit: key === "limit" ? (value as SelectNode["limit"]) : node.limit,
-    offset: key === "offset" ? (value as SelectNode["offset"]) : node.offset,
-    lock: key === "lock" ? (value as SelectNode["lock"]) : node.lock,
-  };
+  return selectNode(
+    node.table,
+    key === "columns" ? (value as SelectNode["columns"]) : node.columns,
+    key === "where" ? (value as SelectNode["where"]) : node.where,
+    key === "orderBy" ? (value as SelectNode["orderBy"]) : node.orderBy,
+    key === "limit" ? (value as SelectNode["limit"]) : node.limit,
+    key === "offset" ? (value as SelectNode["offset"]) : node.offset,
+    key === "lock" ? (value as SelectNode["lock"]) : node.lock,
+  );
 }
 
 /*
  * Clause nodes that depend only on the model and the options are frozen values, shared by every
  * query that asks for them instead of being allocated per builder call.
  */
-function lockClause(strength: LockClause["strength"], wait: LockClause["wait"]): LockClause {
-  return Object.freeze({ kind: "lock", strength, wait, of: Object.freeze([]) });
-}
-
 const LOCKS = {
-  update: { wait: lockClause("update", "wait"), skipLocked: lockClause("update", "skipLocked"), noWait: lockClause("update", "noWait") },
-  share: { wait: lockClause("share", "wait"), skipLocked: lockClause("share", "skipLocked"), noWait: lockClause("share", "noWait") },
+  update: {
+    wait: lockClause("update", "wait", []),
+    skipLocked: lockClause("update", "skipLocked", []),
+    noWait: lockClause("update", "noWait", []),
+  },
+  share: {
+    wait: lockClause("share", "wait", []),
+    skipLocked: lockClause("share", "skipLocked", []),
+    noWait: lockClause("share", "noWait", []),
+  },
 } as const;
 
 interface SharedOrder {
@@ -161,7 +166,7 @@ function orderItem(column: ColumnMeta, direction: "asc" | "desc"): SharedOrder {
   if (!byDirection) orderItems.set(column, (byDirection = {}));
   let shared = byDirection[direction];
   if (!shared) {
-    const item: OrderByItem = Object.freeze({ column, direction });
+    const item = orderByItem(column, direction);
     shared = { item, alone: Object.freeze([item]) };
     byDirection[direction] = shared;
   }
@@ -182,19 +187,7 @@ export function select<M extends ModelClass, const K extends readonly FieldOf<In
 export function select(model: ModelClass, fields?: readonly string[]): SelectBuilder<Model, unknown> {
   const table = tableMeta(model);
   const columns = fields === undefined ? table.columns : resolveFields(table, fields, `select(${model.name})`);
-  return new SelectBuilder(
-    {
-      kind: "select",
-      table,
-      columns,
-      where: undefined,
-      orderBy: NO_ORDER,
-      limit: undefined,
-      offset: undefined,
-      lock: undefined,
-    },
-    FRESH,
-  );
+  return new SelectBuilder(selectNode(table, columns, undefined, NO_ORDER, undefined, undefined, undefined), FRESH);
 }
 
 const NO_ORDER: readonly OrderByItem[] = Object.freeze([]);

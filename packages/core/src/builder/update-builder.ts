@@ -1,4 +1,6 @@
+import { andNodes } from "../ast/condition-node.js";
 import type { StatementNode, UpdateNode } from "../ast/statement-node.js";
+import { updateNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import type { Model, ModelClass } from "../schema/model.js";
 import { tableMeta } from "../schema/table-meta.js";
@@ -6,7 +8,7 @@ import type { FieldOf, RowOf, SetOf, Simplify, WhereArg } from "../types/model-t
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
 import { FRESH } from "./frozen-node.js";
-import { andConditions, resolveFields } from "./resolve-fields.js";
+import { resolveFields } from "./resolve-fields.js";
 import { mergeAssignments, resolveSet } from "./resolve-set.js";
 import { isTrivial, resolveWhere } from "./resolve-where.js";
 
@@ -36,7 +38,7 @@ export class UpdateBuilder<I extends Model, R> implements Executable<R> {
 
   where(condition: WhereArg<I>): UpdateBuilder<I, R> {
     const resolved = resolveWhere(this.#node.table, condition, () => `update(${this.#node.table.model.name}).where`);
-    return new UpdateBuilder(withUpdate(this.#node, { where: andConditions(this.#node.where, resolved) }), FRESH);
+    return new UpdateBuilder(withUpdate(this.#node, { where: andNodes(this.#node.where, resolved) }), FRESH);
   }
 
   /** Opt in to updating every row of the table: without it an update with no where is refused. */
@@ -66,21 +68,17 @@ export class UpdateBuilder<I extends Model, R> implements Executable<R> {
 
 /** A changed copy, field by field and fresh (see withSelect); no field is ever reset to undefined. */
 function withUpdate(node: UpdateNode, change: Partial<UpdateNode>): UpdateNode {
-  return {
-    kind: "update",
-    table: node.table,
-    set: change.set ?? node.set,
-    where: change.where ?? node.where,
-    allRows: change.allRows ?? node.allRows,
-    returning: change.returning ?? node.returning,
-  };
+  return updateNode(
+    node.table,
+    change.set ?? node.set,
+    change.where ?? node.where,
+    change.allRows ?? node.allRows,
+    change.returning ?? node.returning,
+  );
 }
 
 const NO_ASSIGNMENTS: readonly never[] = Object.freeze([]);
 
 export function update<M extends ModelClass>(model: M): UpdateBuilder<InstanceType<M>, never> {
-  return new UpdateBuilder(
-    { kind: "update", table: tableMeta(model), set: NO_ASSIGNMENTS, where: undefined, allRows: false, returning: undefined },
-    FRESH,
-  );
+  return new UpdateBuilder(updateNode(tableMeta(model), NO_ASSIGNMENTS, undefined, false, undefined), FRESH);
 }

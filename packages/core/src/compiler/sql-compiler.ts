@@ -1,4 +1,4 @@
-import type { ConditionNode, InListNode, InSubqueryNode } from "../ast/condition-node.js";
+import type { ConditionNode } from "../ast/condition-node.js";
 import type {
   Assignment,
   ConflictClause,
@@ -10,18 +10,17 @@ import type {
   UpdateNode,
 } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
-import type { DialectCapabilities } from "../dialect/capabilities.js";
-import { UnsupportedFeatureError, ValidationError } from "../errors.js";
-import { expressionNode } from "../expression/expression.js";
+import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
-import type { TableMeta } from "../schema/table-meta.js";
-import { textProblem, valueTextProblem } from "./check-text.js";
+import { textProblem } from "./check-text.js";
 import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery } from "./compiled-query.js";
 import { newContext, resultColumns, tableOf } from "./compiled-query.js";
-import { compileCreateIndex, compileCreateTable } from "./ddl.js";
-import { formatLiteral } from "./format-literal.js";
+import { exhaustive } from "./compiler-base.js";
+import { DdlCompiler } from "./ddl-compiler.js";
 import { ValuesTexts } from "./values-texts.js";
+
+export { exhaustive } from "./compiler-base.js";
 
 /** Statements whose text is made only of checked parts (see compile). */
 const DML: ReadonlySet<StatementNode["kind"]> = new Set(["select", "insert", "update", "delete", "rawStatement"]);
@@ -36,69 +35,18 @@ export interface BeginOptions {
  * A dialect subclasses it and overrides only what differs; where the AST asks for something the
  * capability table lacks, compilation throws UnsupportedFeatureError and nothing reaches the server.
  */
-export abstract class SqlCompiler {
-  readonly dialectName: string;
-  readonly capabilities: DialectCapabilities;
+export abstract class SqlCompiler extends DdlCompiler {
   readonly #compiled = new CompiledCache();
   /** Texts of all-parameter INSERTs, per shape (see valuesRows). */
   readonly #valuesTexts = new ValuesTexts();
-  /** Table and column names, quoted once: they come from model metadata, so the set is bounded. */
-  readonly #quotedNames = new Map<string, string>();
   /** Column lists (SELECT, RETURNING, INSERT) per frozen column array. */
   readonly #columnLists = new WeakMap<readonly ColumnMeta[], string>();
-
-  constructor(dialectName: string, capabilities: DialectCapabilities) {
-    this.dialectName = dialectName;
-    this.capabilities = capabilities;
-  }
-
-  // ---- hooks every dialect provides -------------------------------------------------------
-  /** The placeholder for the n-th parameter (1-based). */
-  abstract placeholder(index: number): string;
-  /** SQL for the current time, comparable with stored datetimes. */
-  abstract nowSql(): string;
-  /** SQL for the current time shifted by `seconds` (an SQL fragment, usually a placeholder). */
-  abstract nowPlusSecondsSql(seconds: string): string;
-  /** The column type in CREATE TABLE. `table` tells, e.g., whether the column is part of an index. */
-  abstract columnType(column: ColumnMeta, table: TableMeta): string;
-
-  // ---- hooks with standard defaults -------------------------------------------------------
-  quoteIdentifier(name: string): string {
-    if (name.includes("\0")) throw new ValidationError(`Identifier ${JSON.stringify(name)} contains NUL`);
-    return `"${name.replaceAll('"', '""')}"`;
-  }
-
-  /** A JavaScript value into what the driver should bind. `column` is undefined for free values. */
-  encodeParam(value: unknown, _column: ColumnMeta | undefined): unknown {
-    return value;
-  }
-
-  /** A driver value into the column's JavaScript type. */
-  decodeValue(value: unknown, _column: ColumnMeta): unknown {
-    return value;
-  }
-
-  /**
-   * True when encodeParam returns this column's non-object values (strings, numbers, booleans,
-   * bigints) and null unchanged, so a bulk insert can bind them without the call.
-   */
-  encodesAsIs(_column: ColumnMeta): boolean {
-    return this.encodeParam === SqlCompiler.prototype.encodeParam;
-  }
-
-  /** True when the driver already delivers this column's JavaScript value, so decoding can skip it. */
-  decodesAsIs(_column: ColumnMeta): boolean {
-    return this.decodeValue === SqlCompiler.prototype.decodeValue;
-  }
+  /** The placeholder hook for ValuesTexts, made once. */
+  readonly #placeholder = (index: number): string => this.placeholder(index);
 
   /** The statement that sends a notification (`listenNotify` dialects): two parameters, channel and payload. */
   notifySql(): string | undefined {
     return undefined;
-  }
-
-  /** A value written into DDL (defaults, index predicates). */
-  literal(value: unknown, column: ColumnMeta | undefined): string {
-    return formatLiteral(this.encodeParam(value, column), false);
   }
 
   beginStatements(options: BeginOptions): string[] {
@@ -116,20 +64,6 @@ export abstract class SqlCompiler {
 
   rollbackToSavepointSql(name: string): string {
     return `ROLLBACK TO SAVEPOINT ${this.quoteIdentifier(name)}`;
-  }
-
-  /** `quoteIdentifier` of a table or column name from model metadata, memoized per compiler. */
-  quoteName(name: string): string {
-    let quoted = this.#quotedNames.get(name);
-    if (quoted === undefined) {
-      quoted = this.quoteIdentifier(name);
-      this.#quotedNames.set(name, quoted);
-    }
-    return quoted;
-  }
-
-  unsupported(feature: string, hint: string): never {
-    throw new UnsupportedFeatureError(this.dialectName, feature, hint);
   }
 
   // ---- entry point ------------------------------------------------------------------------
@@ -159,7 +93,7 @@ export abstract class SqlCompiler {
     return compiled;
   }
 
-  statement(node: StatementNode, ctx: CompileContext): string {
+  protected statement(node: StatementNode, ctx: CompileContext): string {
     switch (node.kind) {
       case "select":
         return this.select(node, ctx);
@@ -172,18 +106,18 @@ export abstract class SqlCompiler {
       case "rawStatement":
         return this.value(node.expression, ctx);
       case "createTable":
-        return compileCreateTable(this, node, ctx);
+        return this.createTable(node, ctx);
       case "createIndex":
-        return compileCreateIndex(this, node, ctx);
+        return this.createIndex(node, ctx);
       case "dropTable":
-        return `DROP TABLE ${node.ifExists ? "IF EXISTS " : ""}${this.quoteIdentifier(node.table.name)}`;
+        return this.dropTable(node);
       default:
         return exhaustive(node);
     }
   }
 
   // ---- statements -------------------------------------------------------------------------
-  select(node: SelectNode, ctx: CompileContext): string {
+  protected select(node: SelectNode, ctx: CompileContext): string {
     let sql = `SELECT ${this.columnList(node.columns)} FROM ${this.quoteName(node.table.name)}`;
     sql += this.whereClause(node.where, ctx);
     if (node.orderBy.length > 0) {
@@ -198,7 +132,7 @@ export abstract class SqlCompiler {
     return sql;
   }
 
-  insert(node: InsertNode, ctx: CompileContext): string {
+  protected insert(node: InsertNode, ctx: CompileContext): string {
     let sql = `${this.insertKeyword(node)} ${this.quoteName(node.table.name)}`;
     if (node.columns.length === 0) {
       sql += ` ${this.defaultValuesSql()}`;
@@ -212,20 +146,20 @@ export abstract class SqlCompiler {
     return sql + this.returningClause(node.returning, "insert");
   }
 
-  update(node: UpdateNode, ctx: CompileContext): string {
+  protected update(node: UpdateNode, ctx: CompileContext): string {
     let sql = `UPDATE ${this.quoteName(node.table.name)} SET ${this.assignments(node.set, ctx)}`;
     sql += this.whereClause(node.where, ctx);
     return sql + this.returningClause(node.returning, "update");
   }
 
-  delete(node: DeleteNode, ctx: CompileContext): string {
+  protected delete(node: DeleteNode, ctx: CompileContext): string {
     let sql = `DELETE FROM ${this.quoteName(node.table.name)}`;
     sql += this.whereClause(node.where, ctx);
     return sql + this.returningClause(node.returning, "delete");
   }
 
   // ---- clauses ----------------------------------------------------------------------------
-  columnList(columns: readonly ColumnMeta[]): string {
+  protected columnList(columns: readonly ColumnMeta[]): string {
     let list = this.#columnLists.get(columns);
     if (list === undefined) {
       list = columns.map((c) => this.quoteName(c.name)).join(", ");
@@ -234,7 +168,7 @@ export abstract class SqlCompiler {
     return list;
   }
 
-  assignments(set: readonly Assignment[], ctx: CompileContext): string {
+  protected assignments(set: readonly Assignment[], ctx: CompileContext): string {
     // A loop rather than map/join: no array per statement.
     let sql = "";
     for (let i = 0; i < set.length; i++) {
@@ -244,23 +178,23 @@ export abstract class SqlCompiler {
     return sql;
   }
 
-  whereClause(where: ConditionNode | undefined, ctx: CompileContext): string {
+  protected whereClause(where: ConditionNode | undefined, ctx: CompileContext): string {
     return where ? ` WHERE ${this.condition(where, ctx, true)}` : "";
   }
 
-  limitOffset(limit: number | undefined, offset: number | undefined): string {
+  protected limitOffset(limit: number | undefined, offset: number | undefined): string {
     return (limit === undefined ? "" : ` LIMIT ${limit}`) + (offset === undefined ? "" : ` OFFSET ${offset}`);
   }
 
-  insertKeyword(_node: InsertNode): string {
+  protected insertKeyword(_node: InsertNode): string {
     return "INSERT INTO";
   }
 
-  defaultValuesSql(): string {
+  protected defaultValuesSql(): string {
     return "DEFAULT VALUES";
   }
 
-  lockClause(lock: LockClause): string {
+  protected lockClause(lock: LockClause): string {
     const caps = this.capabilities;
     const txHint = "Claim inside transaction() instead: on this dialect the write transaction is exclusive.";
     if (lock.strength === "update" && !caps.rowLocks) this.unsupported("row locks (forUpdate)", txHint);
@@ -277,11 +211,11 @@ export abstract class SqlCompiler {
     return sql;
   }
 
-  lockStrengthSql(strength: LockClause["strength"]): string {
+  protected lockStrengthSql(strength: LockClause["strength"]): string {
     return strength === "update" ? "FOR UPDATE" : "FOR SHARE";
   }
 
-  returningClause(columns: readonly ColumnMeta[] | undefined, statement: "insert" | "update" | "delete"): string {
+  protected returningClause(columns: readonly ColumnMeta[] | undefined, statement: "insert" | "update" | "delete"): string {
     if (!columns) return "";
     const caps = this.capabilities;
     const supported = statement === "insert" ? caps.returningInsert : statement === "update" ? caps.returningUpdate : caps.returningDelete;
@@ -296,13 +230,15 @@ export abstract class SqlCompiler {
     return ` RETURNING ${this.columnList(columns)}`;
   }
 
-  conflictClause(conflict: ConflictClause, ctx: CompileContext): string {
+  protected conflictClause(conflict: ConflictClause, ctx: CompileContext): string {
     const caps = this.capabilities;
     switch (conflict.kind) {
       case "ignoreDuplicates":
         return " ON CONFLICT DO NOTHING";
       case "onDuplicateKey":
-        return this.unsupported("ON DUPLICATE KEY UPDATE", "Use onConflictDoUpdate(target, set) on this dialect.");
+        if (!caps.onDuplicateKey)
+          return this.unsupported("ON DUPLICATE KEY UPDATE", "Use onConflictDoUpdate(target, set) on this dialect.");
+        return ` ON DUPLICATE KEY UPDATE ${this.assignments(conflict.set, ctx)}`;
       case "onConflict": {
         if (conflict.target.length > 0 && !caps.conflictTarget) {
           this.unsupported(
@@ -330,141 +266,13 @@ export abstract class SqlCompiler {
     }
   }
 
-  /** `sql.excluded(field)`: the value the insert proposed. */
-  excludedSql(column: ColumnMeta): string {
-    return `excluded.${this.quoteIdentifier(column.name)}`;
-  }
-
-  // ---- conditions -------------------------------------------------------------------------
-  column(column: ColumnMeta, ctx: CompileContext): string {
-    const name = this.quoteName(column.name);
-    return ctx.qualify ? `${this.quoteName(column.table)}.${name}` : name;
-  }
-
-  condition(node: ConditionNode, ctx: CompileContext, top = false): string {
-    switch (node.kind) {
-      case "compare": {
-        const left = this.column(node.column, ctx);
-        const right = this.value(node.value, ctx);
-        if (node.op === "like") return this.likeSql(left, right);
-        return node.op === "ilike" ? this.ilikeSql(left, right) : `${left} ${node.op} ${right}`;
-      }
-      case "inList":
-        return this.inList(node, ctx);
-      case "inSubquery":
-        return this.inSubquery(node, ctx);
-      case "isNull":
-        return `${this.column(node.column, ctx)} IS ${node.negated ? "NOT NULL" : "NULL"}`;
-      case "between":
-        return `${this.column(node.column, ctx)} BETWEEN ${this.value(node.low, ctx)} AND ${this.value(node.high, ctx)}`;
-      case "and":
-      case "or": {
-        const separator = node.kind === "and" ? " AND " : " OR ";
-        let joined = "";
-        for (let i = 0; i < node.items.length; i++) {
-          joined += (i === 0 ? "" : separator) + this.condition(node.items[i] as ConditionNode, ctx);
-        }
-        return top ? joined : `(${joined})`;
-      }
-      case "not":
-        return `NOT (${this.condition(node.item, ctx, true)})`;
-      case "constant":
-        return node.value ? "1 = 1" : "1 = 0";
-      case "expressionCondition":
-        return `(${this.value(node.expression, ctx)})`;
-      default:
-        return exhaustive(node);
-    }
-  }
-
-  /** `column IN (values)` (never empty: the builder turns `in: []` into a constant). */
-  inList(node: InListNode, ctx: CompileContext): string {
-    return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${this.valueList(node.values, ctx)})`;
-  }
-
-  /** `like` patterns treat `\\` as the escape character on every dialect (`\\%` matches a literal %). */
-  likeSql(left: string, right: string): string {
-    return `${left} LIKE ${right}`;
-  }
-
-  ilikeSql(left: string, right: string): string {
-    return `${left} ILIKE ${right}`;
-  }
-
-  inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
-    this.checkSubquery(node.subquery.select);
-    const inner = this.select(node.subquery.select, this.unqualified(ctx));
-    return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${inner})`;
-  }
-
-  /** The context for a subquery: its columns are never qualified (the same context when they already are not). */
-  unqualified(ctx: CompileContext): CompileContext {
-    return ctx.qualify ? { ...ctx, qualify: false } : ctx;
-  }
-
-  checkSubquery(select: SelectNode): void {
-    if ((select.limit !== undefined || select.offset !== undefined) && !this.capabilities.limitInSubquery) {
-      this.unsupported(
-        "LIMIT inside an IN (SELECT ...) subquery",
-        "Claim in two steps: inside transaction(), select the ids with forUpdate(), then update where { id: { in: ids } }.",
-      );
-    }
-  }
-
-  // ---- values -----------------------------------------------------------------------------
-  /** Comma-separated values (an IN list). */
-  valueList(values: readonly ValueNode[], ctx: CompileContext): string {
-    let sql = "";
-    for (let i = 0; i < values.length; i++) sql += (i === 0 ? "" : ", ") + this.value(values[i] as ValueNode, ctx);
-    return sql;
-  }
-
-  value(node: ValueNode, ctx: CompileContext): string {
-    switch (node.kind) {
-      case "param":
-        return this.bind(node.value, node.column, ctx);
-      case "raw":
-        return node.text;
-      case "template":
-        return node.strings.reduce((sql, text, i) => {
-          if (i === 0) return text;
-          const value = node.values[i - 1];
-          const nested = expressionNode(value);
-          return sql + (nested ? this.value(nested, ctx) : this.bind(value, undefined, ctx)) + text;
-        }, "");
-      case "now":
-        return node.plusSeconds ? this.nowPlusSecondsSql(this.value(node.plusSeconds, ctx)) : this.nowSql();
-      case "excluded":
-        return this.excludedSql(this.fieldColumn(node.field, ctx, "sql.excluded"));
-      case "columnRef":
-        return this.column(this.fieldColumn(node.field, ctx, "sql.ref"), ctx);
-      default:
-        return exhaustive(node);
-    }
-  }
-
-  bind(value: unknown, column: ColumnMeta | undefined, ctx: CompileContext): string {
-    this.#checkText(value, column);
-    if (ctx.inline) return this.literal(value, column);
-    ctx.params.push(this.encodeParam(value, column));
-    return this.placeholder(ctx.params.length);
-  }
-
-  #checkText(value: unknown, column: ColumnMeta | undefined): void {
-    const problem = valueTextProblem(value, this.capabilities.nulInText);
-    if (problem) {
-      const what = column ? `the value for ${column.table}.${column.field}` : "a bound value";
-      throw new ValidationError(`${this.dialectName}: ${what} ${problem}; nothing was sent.`);
-    }
-  }
-
   /**
    * The rows of an INSERT's VALUES. When every cell is a value (the usual bulk insert) the text
    * depends only on the grid's size and where its placeholders start, so it is written once per size
    * and the cells are only checked, encoded and bound. A subclass that overrides value() or bind()
    * gets the cell-by-cell path.
    */
-  valuesRows(node: InsertNode, ctx: CompileContext): string {
+  protected valuesRows(node: InsertNode, ctx: CompileContext): string {
     const { rowCount, cells, columns, expressions } = node;
     const width = columns.length;
     const start = ctx.params.length;
@@ -494,21 +302,15 @@ export abstract class SqlCompiler {
     appendAll(params, cells);
     for (let c = 0; c < width; c++) {
       const column = columns[c] as ColumnMeta;
-      const asIs = this.encodesAsIs(column);
+      const asIs = this.codec.encodesAsIs(column);
       for (let at = c; at < cells.length; at += width) {
         const value = cells[at];
         const isObject = typeof value === "object" && value !== null;
-        if (typeof value === "string" ? textProblem(value, nulInText) !== undefined : isObject) this.#checkText(value, column);
+        if (typeof value === "string" ? textProblem(value, nulInText) !== undefined : isObject) this.checkText(value, column);
         if (isObject || !asIs) params[start + at] = this.encodeParam(value, column);
       }
     }
-    return this.#valuesTexts.grid(start, rowCount, width, this);
-  }
-
-  fieldColumn(field: string, ctx: CompileContext, what: string): ColumnMeta {
-    const column = ctx.table?.byField.get(field);
-    if (!column) throw new ValidationError(`${what}("${field}"): no such field on the statement's table`);
-    return column;
+    return this.#valuesTexts.grid(start, rowCount, width, this.#placeholder);
   }
 }
 
@@ -518,8 +320,4 @@ const SPREAD = 4096;
 function appendAll(target: unknown[], items: readonly unknown[]): void {
   if (items.length <= SPREAD) target.push(...items);
   else for (let i = 0; i < items.length; i += SPREAD) target.push(...items.slice(i, i + SPREAD));
-}
-
-export function exhaustive(node: never): never {
-  throw new ValidationError(`Unknown node ${JSON.stringify((node as { kind?: string })?.kind)}`);
 }

@@ -14,14 +14,14 @@ export class ValuesTexts {
   readonly #wholes = new Map<string, Map<string, string>>();
 
   /** `(p, p, ...), (p, p, ...)`: `rows` × `width` placeholders numbered from `start + 1`. */
-  grid(start: number, rows: number, width: number, placeholders: { placeholder(index: number): string }): string {
+  grid(start: number, rows: number, width: number, placeholder: (index: number) => string): string {
     const key = `${start}:${rows}:${width}`;
     let text = this.#grids.get(key);
     if (text === undefined) {
       const parts: string[] = [];
       for (let r = 0, n = start; r < rows; r++) {
         const row: string[] = [];
-        for (let c = 0; c < width; c++) row.push(placeholders.placeholder(++n));
+        for (let c = 0; c < width; c++) row.push(placeholder(++n));
         parts.push(`(${row.join(", ")})`);
       }
       text = parts.join(", ");

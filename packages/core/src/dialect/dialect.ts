@@ -1,10 +1,17 @@
+import type { ValueCodec } from "../codec/value-codec.js";
 import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { QueryErrorKind } from "../errors.js";
 import type { DialectCapabilities } from "./capabilities.js";
 import type { Driver, DriverConfig, DriverConnection } from "./driver.js";
 
-/** The version of this contract. A dialect states the one it was written for. */
-export const DIALECT_CONTRACT_VERSION = 1;
+/**
+ * The version of this contract. A dialect states the one it was written for; core takes dialects
+ * written for versions from DIALECT_CONTRACT_MIN_VERSION up to this one.
+ * 2: `codec` (the value codec, split out of the compiler); the compiler's internals are protected.
+ */
+export const DIALECT_CONTRACT_VERSION = 2;
+/** The oldest contract this core still serves. */
+export const DIALECT_CONTRACT_MIN_VERSION = 2;
 
 export interface ClassifiedError {
   readonly kind: QueryErrorKind;
@@ -25,7 +32,13 @@ export interface Dialect {
   readonly schemes: readonly string[];
   /** Capabilities assumed before a connection has told more (see `inspectServer`). */
   capabilitiesFor(url: string): DialectCapabilities;
+  /** A compiler for these capabilities (called again once `inspectServer` has answered). */
   createCompiler(capabilities: DialectCapabilities): SqlCompiler;
+  /**
+   * How values travel to and from the driver, per column kind. One object for the dialect: the
+   * engine decodes rows with it, whichever compiler is current; the dialect's compiler encodes with it.
+   */
+  readonly codec: ValueCodec;
   createDriver(config: DriverConfig): Driver;
   /** Checks `createEngine(url, { driver })` options up front, so a typo fails in createEngine, not at the first statement. */
   validateOptions?(options: Readonly<Record<string, unknown>>): void;

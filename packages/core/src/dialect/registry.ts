@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { DialectNotFoundError, ValidationError } from "../errors.js";
 import type { Dialect } from "./dialect.js";
-import { DIALECT_CONTRACT_VERSION } from "./dialect.js";
+import { DIALECT_CONTRACT_MIN_VERSION, DIALECT_CONTRACT_VERSION } from "./dialect.js";
 
 const registry = new Map<string, Dialect>();
 
@@ -17,12 +17,44 @@ const conventional: Readonly<Record<string, string>> = {
 
 /** Makes a dialect available to `createEngine` for its URL schemes. Dialect packages call it on import. */
 export function registerDialect(dialect: Dialect): void {
-  if (dialect.contractVersion > DIALECT_CONTRACT_VERSION) {
+  checkDialect(dialect);
+  for (const scheme of dialect.schemes) registry.set(scheme.toLowerCase(), dialect);
+}
+
+/**
+ * Refuses a dialect written for a contract this core does not serve, or missing a member the
+ * contract requires: registerDialect and createEngine(url, { dialect }) both check.
+ */
+export function checkDialect(dialect: Dialect): void {
+  if (typeof dialect !== "object" || dialect === null) throw new ValidationError("A dialect is an object (see the Dialect type)");
+  const version = dialect.contractVersion;
+  if (typeof version !== "number" || !Number.isInteger(version)) {
+    throw new ValidationError(`The ${String(dialect.name)} dialect states no contractVersion; set it to DIALECT_CONTRACT_VERSION.`);
+  }
+  if (version > DIALECT_CONTRACT_VERSION) {
     throw new ValidationError(
-      `The ${dialect.name} dialect needs dialect contract ${dialect.contractVersion}; this tempest-db-js has ${DIALECT_CONTRACT_VERSION}. Upgrade tempest-db-js.`,
+      `The ${dialect.name} dialect needs dialect contract ${version}; this tempest-db-js has ${DIALECT_CONTRACT_VERSION}. Upgrade tempest-db-js.`,
     );
   }
-  for (const scheme of dialect.schemes) registry.set(scheme.toLowerCase(), dialect);
+  if (version < DIALECT_CONTRACT_MIN_VERSION) {
+    throw new ValidationError(
+      `The ${dialect.name} dialect was written for dialect contract ${version}; this tempest-db-js needs ${DIALECT_CONTRACT_MIN_VERSION} to ${DIALECT_CONTRACT_VERSION}. Upgrade the dialect (contract 2 moved value encoding into Dialect.codec).`,
+    );
+  }
+  for (const member of ["capabilitiesFor", "createCompiler", "createDriver", "classifyError"] as const) {
+    if (typeof dialect[member] !== "function")
+      throw new ValidationError(`The ${dialect.name} dialect has no ${member}() (see the Dialect type)`);
+  }
+  const codec = dialect.codec;
+  if (
+    typeof codec !== "object" ||
+    codec === null ||
+    ["encode", "decode", "encodesAsIs", "decodesAsIs"].some((m) => typeof (codec as unknown as Record<string, unknown>)[m] !== "function")
+  ) {
+    throw new ValidationError(
+      `The ${dialect.name} dialect has no value codec (Dialect.codec with encode, decode, encodesAsIs, decodesAsIs)`,
+    );
+  }
 }
 
 export function schemeOf(url: string): string {

@@ -158,7 +158,7 @@ export class EngineCore {
     const { rows, rowsAffected } = result;
     let decoded: unknown[];
     if (columns) {
-      const decode = rowDecoder(this.compiler, columns);
+      const decode = rowDecoder(this.dialect.codec, columns);
       decoded = new Array(rows.length);
       for (let i = 0; i < rows.length; i++) decoded[i] = decode(rows[i] as unknown[]);
     } else {

@@ -1,6 +1,6 @@
 import { createIndexes, createTable, dropTable } from "../builder/ddl.js";
 import type { Dialect } from "../dialect/dialect.js";
-import { dialectFor } from "../dialect/registry.js";
+import { checkDialect, dialectFor } from "../dialect/registry.js";
 import { TempestError, ValidationError } from "../errors.js";
 import type { ModelClass } from "../schema/model.js";
 import { EngineCore } from "./engine-core.js";
@@ -78,6 +78,8 @@ export class Engine extends Session {
 export function createEngine(url: string, options: EngineOptions = {}): Engine {
   if (typeof url !== "string") throw new ValidationError("createEngine takes a database URL string");
   const dialect = options.dialect ?? dialectFor(url);
+  // A registered dialect was checked by registerDialect; one passed here is checked the same way.
+  if (options.dialect !== undefined) checkDialect(dialect);
   const poolSize = options.poolSize ?? 10;
   if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new ValidationError("poolSize must be a positive integer");
   dialect.validateOptions?.({ ...options.driver });

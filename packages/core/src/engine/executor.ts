@@ -1,4 +1,5 @@
 import type { StatementNode } from "../ast/statement-node.js";
+import { rawStatementNode } from "../ast/statement-node.js";
 import type { Executable } from "../builder/executable.js";
 import { isExecutable } from "../builder/executable.js";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
@@ -36,12 +37,12 @@ export interface TransactionHandle extends Executor {
 export function toNode(query: Executable<unknown> | Expression<any>): StatementNode {
   // Builders first: most statements are builders, told by their brand without a look at the prototype.
   if (isExecutable(query)) return query.toNode();
-  if (isExpression(query)) return Object.freeze({ kind: "rawStatement", expression: query.node });
+  if (isExpression(query)) return rawStatementNode(query.node);
   throw new ValidationError("execute() takes a query builder or sql.raw / sql.expr");
 }
 
 export abstract class BaseExecutor implements Executor {
-  readonly core: EngineCore;
+  protected readonly core: EngineCore;
 
   constructor(core: EngineCore) {
     this.core = core;

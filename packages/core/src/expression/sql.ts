@@ -1,5 +1,5 @@
 import type { ValueNode } from "../ast/value-node.js";
-import { paramNode } from "../ast/value-node.js";
+import { columnRefNode, excludedNode, nowNode, paramNode, rawNode, templateNode } from "../ast/value-node.js";
 import { textProblem } from "../compiler/check-text.js";
 import { ValidationError } from "../errors.js";
 import { assertBindable } from "./assert-bindable.js";
@@ -10,7 +10,7 @@ import { brandExpression, expressionNode } from "./expression.js";
  * Expressions are frozen values, so the ones that carry no bound value are shared: `sql.now()` is one
  * object, and `sql.raw` / `sql.ref` / `sql.excluded` keep the few texts and fields a program uses.
  */
-const NOW: Expression<Date> = brandExpression({ kind: "now", plusSeconds: undefined });
+const NOW: Expression<Date> = brandExpression(nowNode(undefined));
 const MAX_SHARED = 512;
 const shared = { raw: new Map<string, Expression>(), ref: new Map<string, Expression>(), excluded: new Map<string, Expression>() };
 
@@ -39,7 +39,7 @@ function raw<T = unknown>(text: string): Expression<T> {
   if (typeof text !== "string") throw new ValidationError("sql.raw() takes a string of SQL");
   return sharedExpression("raw", text, () => {
     checkSqlText(text, "sql.raw");
-    return brandExpression({ kind: "raw", text });
+    return brandExpression(rawNode(text));
   });
 }
 
@@ -60,7 +60,7 @@ function expr<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]):
   values.forEach((value, i) => {
     if (expressionNode(value) === undefined) assertBindable(value, `sql.expr value #${i + 1}`);
   });
-  return brandExpression({ kind: "template", strings: Object.freeze([...strings]), values: Object.freeze(values) });
+  return brandExpression(templateNode(strings, values));
 }
 
 function secondsNode(seconds: number | Expression<number>): ValueNode {
@@ -84,11 +84,9 @@ export const sql = {
   /** The database's current time, in a form every dialect compares correctly with stored datetimes. */
   now: (): Expression<Date> => NOW,
   /** The database's current time plus (or minus) a number of seconds, bound as a parameter. */
-  nowPlusSeconds: (seconds: number | Expression<number>): Expression<Date> =>
-    brandExpression({ kind: "now", plusSeconds: secondsNode(seconds) }),
+  nowPlusSeconds: (seconds: number | Expression<number>): Expression<Date> => brandExpression(nowNode(secondsNode(seconds))),
   /** In an upsert's update: the value the insert proposed for this field. */
-  excluded: <T = unknown>(field: string): Expression<T> =>
-    sharedExpression("excluded", field, () => brandExpression({ kind: "excluded", field })),
+  excluded: <T = unknown>(field: string): Expression<T> => sharedExpression("excluded", field, () => brandExpression(excludedNode(field))),
   /** The column behind a model field of the statement's table, quoted for the dialect. */
-  ref: <T = unknown>(field: string): Expression<T> => sharedExpression("ref", field, () => brandExpression({ kind: "columnRef", field })),
+  ref: <T = unknown>(field: string): Expression<T> => sharedExpression("ref", field, () => brandExpression(columnRefNode(field))),
 };

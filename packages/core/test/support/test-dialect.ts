@@ -1,5 +1,5 @@
-import type { ColumnMeta, DdlHooks, Dialect, DialectCapabilities, Driver, Engine } from "../../src/index.js";
-import { createEngine, DIALECT_CONTRACT_VERSION, defineCapabilities, SqlCompiler } from "../../src/index.js";
+import type { ColumnMeta, Dialect, DialectCapabilities, Driver, Engine } from "../../src/index.js";
+import { createEngine, DIALECT_CONTRACT_VERSION, defineCapabilities, passThroughCodec, SqlCompiler } from "../../src/index.js";
 
 /** Every capability on: the base compiler's full SQL, with `?` placeholders. */
 export const fullCapabilities = defineCapabilities({
@@ -20,9 +20,9 @@ export const fullCapabilities = defineCapabilities({
 });
 
 /** A test-only compiler: standard SQL from the base class, `?` placeholders, plain column types. */
-export class TestCompiler extends SqlCompiler implements DdlHooks {
+export class TestCompiler extends SqlCompiler {
   constructor(capabilities: DialectCapabilities) {
-    super("TestSQL", capabilities);
+    super("TestSQL", capabilities, passThroughCodec);
   }
 
   placeholder(_index: number): string {
@@ -50,7 +50,7 @@ export class TestCompiler extends SqlCompiler implements DdlHooks {
     }
   }
 
-  randomUuidSql(): string {
+  override randomUuidSql(): string {
     return "random_uuid()";
   }
 }
@@ -68,6 +68,7 @@ export function testDialect(capabilities: DialectCapabilities = fullCapabilities
     schemes: ["test"],
     capabilitiesFor: () => capabilities,
     createCompiler: (caps) => new TestCompiler(caps),
+    codec: passThroughCodec,
     createDriver: () => throwingDriver,
     classifyError: (error) => ({ kind: "other", driverCode: undefined, message: String(error) }),
   };

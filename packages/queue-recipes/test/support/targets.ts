@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Engine } from "tempest-db-js";
+import type { Dialect, Engine } from "tempest-db-js";
 import { createEngine } from "tempest-db-js";
 
 /** A real database the suite runs against. */
@@ -33,7 +33,18 @@ export const targets: Target[] = process.env.QUEUE_TEST_DIALECTS
   ? all.filter((t) => process.env.QUEUE_TEST_DIALECTS?.split(",").includes(t.name))
   : all;
 
-for (const target of targets) await import(target.dialectPackage);
+const dialects = new Map<string, Dialect>();
+for (const target of targets) {
+  const loaded = (await import(target.dialectPackage)) as { default: Dialect };
+  dialects.set(target.name, loaded.default);
+}
+
+/** The dialect object behind a target (its package's default export). */
+export function dialectOf(target: Target): Dialect {
+  const dialect = dialects.get(target.name);
+  if (!dialect) throw new Error(`${target.name} is not among the targets of this run`);
+  return dialect;
+}
 
 export function engineFor(target: Target, poolSize = 10): Engine {
   return createEngine(target.url, { poolSize });

@@ -1,0 +1,143 @@
+import type { ValueNode } from "../ast/value-node.js";
+import type { ValueCodec } from "../codec/value-codec.js";
+import type { DialectCapabilities } from "../dialect/capabilities.js";
+import { UnsupportedFeatureError, ValidationError } from "../errors.js";
+import { expressionNode } from "../expression/expression.js";
+import type { ColumnMeta } from "../schema/column-meta.js";
+import { valueTextProblem } from "./check-text.js";
+import type { CompileContext } from "./compiled-query.js";
+import { formatLiteral } from "./format-literal.js";
+
+/**
+ * The first layer of the compiler: names, bound values and value expressions. The layers above it
+ * (conditions, DDL, statements) each add one concept; a dialect subclasses the top one, SqlCompiler.
+ * Everything a dialect may override or call is `protected`; the engine sees only the public entry
+ * points of SqlCompiler.
+ */
+export abstract class CompilerBase {
+  readonly dialectName: string;
+  readonly capabilities: DialectCapabilities;
+  /** The dialect's value codec: how bound values are encoded (rows are decoded by the engine with the same codec). */
+  readonly codec: ValueCodec;
+  /** Table and column names, quoted once: they come from model metadata, so the set is bounded. */
+  readonly #quotedNames = new Map<string, string>();
+
+  constructor(dialectName: string, capabilities: DialectCapabilities, codec: ValueCodec) {
+    this.dialectName = dialectName;
+    this.capabilities = capabilities;
+    this.codec = codec;
+  }
+
+  // ---- hooks every dialect provides -------------------------------------------------------
+  /** The placeholder for the n-th parameter (1-based). */
+  protected abstract placeholder(index: number): string;
+  /** SQL for the current time, comparable with stored datetimes. */
+  protected abstract nowSql(): string;
+  /** SQL for the current time shifted by `seconds` (an SQL fragment, usually a placeholder). */
+  protected abstract nowPlusSecondsSql(seconds: string): string;
+
+  /** Throws UnsupportedFeatureError naming this dialect, the feature and the way out. */
+  unsupported(feature: string, hint: string): never {
+    throw new UnsupportedFeatureError(this.dialectName, feature, hint);
+  }
+
+  // ---- names ------------------------------------------------------------------------------
+  protected quoteIdentifier(name: string): string {
+    if (name.includes("\0")) throw new ValidationError(`Identifier ${JSON.stringify(name)} contains NUL`);
+    return `"${name.replaceAll('"', '""')}"`;
+  }
+
+  /** `quoteIdentifier` of a table or column name from model metadata, memoized per compiler. */
+  protected quoteName(name: string): string {
+    let quoted = this.#quotedNames.get(name);
+    if (quoted === undefined) {
+      quoted = this.quoteIdentifier(name);
+      this.#quotedNames.set(name, quoted);
+    }
+    return quoted;
+  }
+
+  protected column(column: ColumnMeta, ctx: CompileContext): string {
+    const name = this.quoteName(column.name);
+    return ctx.qualify ? `${this.quoteName(column.table)}.${name}` : name;
+  }
+
+  /** The context for a subquery: its columns are never qualified (the same context when they already are not). */
+  protected unqualified(ctx: CompileContext): CompileContext {
+    return ctx.qualify ? { ...ctx, qualify: false } : ctx;
+  }
+
+  protected fieldColumn(field: string, ctx: CompileContext, what: string): ColumnMeta {
+    const column = ctx.table?.byField.get(field);
+    if (!column) throw new ValidationError(`${what}("${field}"): no such field on the statement's table`);
+    return column;
+  }
+
+  // ---- values -----------------------------------------------------------------------------
+  /** A JavaScript value into what the driver binds (the codec's encoding). */
+  protected encodeParam(value: unknown, column: ColumnMeta | undefined): unknown {
+    return this.codec.encode(value, column);
+  }
+
+  /** A value written into DDL (defaults, index predicates). */
+  protected literal(value: unknown, column: ColumnMeta | undefined): string {
+    return formatLiteral(this.encodeParam(value, column), false);
+  }
+
+  /** Comma-separated values (an IN list). */
+  protected valueList(values: readonly ValueNode[], ctx: CompileContext): string {
+    let sql = "";
+    for (let i = 0; i < values.length; i++) sql += (i === 0 ? "" : ", ") + this.value(values[i] as ValueNode, ctx);
+    return sql;
+  }
+
+  protected value(node: ValueNode, ctx: CompileContext): string {
+    switch (node.kind) {
+      case "param":
+        return this.bind(node.value, node.column, ctx);
+      case "raw":
+        return node.text;
+      case "template":
+        return node.strings.reduce((sql, text, i) => {
+          if (i === 0) return text;
+          const value = node.values[i - 1];
+          const nested = expressionNode(value);
+          return sql + (nested ? this.value(nested, ctx) : this.bind(value, undefined, ctx)) + text;
+        }, "");
+      case "now":
+        return node.plusSeconds ? this.nowPlusSecondsSql(this.value(node.plusSeconds, ctx)) : this.nowSql();
+      case "excluded":
+        return this.excludedSql(this.fieldColumn(node.field, ctx, "sql.excluded"));
+      case "columnRef":
+        return this.column(this.fieldColumn(node.field, ctx, "sql.ref"), ctx);
+      default:
+        return exhaustive(node);
+    }
+  }
+
+  /** `sql.excluded(field)`: the value the insert proposed. */
+  protected excludedSql(column: ColumnMeta): string {
+    return `excluded.${this.quoteIdentifier(column.name)}`;
+  }
+
+  protected bind(value: unknown, column: ColumnMeta | undefined, ctx: CompileContext): string {
+    this.checkText(value, column);
+    if (ctx.inline) return this.literal(value, column);
+    ctx.params.push(this.encodeParam(value, column));
+    return this.placeholder(ctx.params.length);
+  }
+
+  /** Refuses a value whose text no statement may carry (NUL where the dialect has none, lone surrogates). */
+  protected checkText(value: unknown, column: ColumnMeta | undefined): void {
+    const problem = valueTextProblem(value, this.capabilities.nulInText);
+    if (problem) {
+      const what = column ? `the value for ${column.table}.${column.field}` : "a bound value";
+      throw new ValidationError(`${this.dialectName}: ${what} ${problem}; nothing was sent.`);
+    }
+  }
+}
+
+/** The default branch of every switch over a node union: a compile error when a kind is left out. */
+export function exhaustive(node: never): never {
+  throw new ValidationError(`Unknown node ${JSON.stringify((node as { kind?: string })?.kind)}`);
+}

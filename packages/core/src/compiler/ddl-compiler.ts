@@ -1,0 +1,98 @@
+import type { ConditionNode } from "../ast/condition-node.js";
+import type { CreateIndexNode, CreateTableNode, DropTableNode } from "../ast/statement-node.js";
+import { ValidationError } from "../errors.js";
+import type { ColumnMeta } from "../schema/column-meta.js";
+import type { ModelClass } from "../schema/model.js";
+import type { TableMeta } from "../schema/table-meta.js";
+import { tableMeta } from "../schema/table-meta.js";
+import type { CompileContext } from "./compiled-query.js";
+import { ConditionCompiler } from "./condition-compiler.js";
+
+/** The third layer of the compiler: CREATE TABLE, CREATE INDEX, DROP TABLE. The hook defaults are standard SQL. */
+export abstract class DdlCompiler extends ConditionCompiler {
+  /** The column type in CREATE TABLE. `table` tells, e.g., whether the column is part of an index. */
+  protected abstract columnType(column: ColumnMeta, table: TableMeta): string;
+
+  /** SQL generating a random uuid as a column default, or undefined when the database has none (the builder fills it in). */
+  protected randomUuidSql(): string | undefined {
+    return undefined;
+  }
+
+  /** A CHECK that keeps an enum column to its values, or undefined where the column type itself does. */
+  protected enumCheckSql(column: ColumnMeta, quoted: string): string | undefined {
+    return `CHECK (${quoted} IN (${column.enumValues?.map((v) => this.literal(v, undefined)).join(", ")}))`;
+  }
+
+  /** Whether `CREATE INDEX IF NOT EXISTS` exists. */
+  protected indexIfNotExists(): boolean {
+    return true;
+  }
+
+  protected createTable(node: CreateTableNode, ctx: CompileContext): string {
+    const q = (name: string) => this.quoteIdentifier(name);
+    const parts = node.table.columns.map((column) => this.columnDefinition(column, node.table, ctx));
+    if (node.table.primaryKey.length > 0) parts.push(`PRIMARY KEY (${node.table.primaryKey.map((c) => q(c.name)).join(", ")})`);
+    for (const column of node.table.columns) {
+      if (column.unique) parts.push(`UNIQUE (${q(column.name)})`);
+      if (column.kind === "enum") {
+        const check = this.enumCheckSql(column, q(column.name));
+        if (check) parts.push(check);
+      }
+      if (column.references) parts.push(this.foreignKey(column));
+    }
+    return `CREATE TABLE ${node.ifNotExists ? "IF NOT EXISTS " : ""}${q(node.table.name)} (${parts.join(", ")})`;
+  }
+
+  protected columnDefinition(column: ColumnMeta, table: TableMeta, ctx: CompileContext): string {
+    let sql = `${this.quoteIdentifier(column.name)} ${this.columnType(column, table)}`;
+    if (column.notNull) sql += " NOT NULL";
+    const fallback = column.default;
+    if (fallback?.kind === "value") sql += ` DEFAULT ${this.literal(fallback.value, column)}`;
+    if (fallback?.kind === "expression") sql += ` DEFAULT (${this.value(fallback.node, ctx)})`;
+    if (fallback?.kind === "random") {
+      const random = this.randomUuidSql();
+      if (random) sql += ` DEFAULT (${random})`;
+    }
+    return sql;
+  }
+
+  protected foreignKey(column: ColumnMeta): string {
+    const ref = column.references;
+    if (!ref) return "";
+    const target = tableMeta(ref.model() as ModelClass);
+    const targetColumn = ref.field ? target.byField.get(ref.field) : target.primaryKey[0];
+    if (!targetColumn) throw new ValidationError(`${column.table}.${column.field} references a field ${target.name} does not have`);
+    const onDelete = ref.onDelete ? ` ON DELETE ${ref.onDelete.toUpperCase()}` : "";
+    return `FOREIGN KEY (${this.quoteIdentifier(column.name)}) REFERENCES ${this.quoteIdentifier(target.name)} (${this.quoteIdentifier(targetColumn.name)})${onDelete}`;
+  }
+
+  protected createIndex(node: CreateIndexNode, ctx: CompileContext): string {
+    const { index } = node;
+    const ifNotExists = node.ifNotExists && this.indexIfNotExists() ? "IF NOT EXISTS " : "";
+    const columns = index.columns.map((c) => this.quoteIdentifier(c.name)).join(", ");
+    let sql = `CREATE ${index.unique ? "UNIQUE " : ""}INDEX ${ifNotExists}${this.quoteIdentifier(index.name)} ON ${this.quoteIdentifier(node.table.name)} (${columns})`;
+    if (index.where) {
+      if (this.capabilities.partialIndexes) {
+        sql += ` WHERE ${this.condition(index.where, ctx, true)}`;
+      } else if (index.unique && !onlyNotNullOf(index.where, index.columns)) {
+        this.unsupported(
+          `the partial unique index ${index.name}`,
+          "A full unique index would enforce a different rule. Only a predicate of IS NOT NULL on the index's own columns can be dropped (NULLs never collide); restate the rule that way or enforce it in a transaction.",
+        );
+      }
+      // Otherwise the predicate is dropped on purpose: a non-unique index only changes speed, and
+      // a unique index whose predicate only excludes NULLs enforces the same rule without it.
+    }
+    return sql;
+  }
+
+  protected dropTable(node: DropTableNode): string {
+    return `DROP TABLE ${node.ifExists ? "IF EXISTS " : ""}${this.quoteIdentifier(node.table.name)}`;
+  }
+}
+
+function onlyNotNullOf(where: ConditionNode, columns: readonly ColumnMeta[]): boolean {
+  if (where.kind === "isNull") return where.negated && columns.includes(where.column);
+  if (where.kind === "and") return where.items.every((item) => onlyNotNullOf(item, columns));
+  return false;
+}
