@@ -35,7 +35,12 @@ for (const flag of flags) {
 
 try {
   const pnpmDir = ensurePnpm(root, log);
-  const env = { ...process.env, PATH: [pnpmDir, join(root, "node_modules", ".bin"), process.env.PATH].join(delimiter) };
+  const env = {
+    ...process.env,
+    PATH: [pnpmDir, join(root, "node_modules", ".bin"), process.env.PATH].join(delimiter),
+    // The version is pinned on purpose: no "update available" banner in front of every run.
+    npm_config_update_notifier: "false",
+  };
   if (!process.env.npm_config_user_agent?.startsWith("pnpm/") || !existsSync(join(root, "node_modules", ".modules.yaml"))) {
     install(env);
   }
@@ -57,7 +62,7 @@ function install(env) {
   const headers = nodeHeadersDir();
   if (headers) {
     installEnv.npm_config_nodedir = headers;
-    log(`native builds use the Node ${process.version} headers in ${headers}/include/node`);
+    if (!existsSync(join(root, "node_modules"))) log(`native builds use the Node ${process.version} headers in ${headers}/include/node`);
   }
   const result = spawnSync("pnpm", ["install", "--frozen-lockfile"], {
     cwd: root,
