@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { nodeHeadersDir } from "../../../scripts/setup/node-headers.mjs";
 
 const repo = resolve(import.meta.dirname, "../../..");
 
@@ -51,11 +52,18 @@ export function createPackedProject(): string {
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], {
     cwd: dir,
     stdio: "pipe",
-    env: { ...process.env, npm_config_nodedir: "/usr" },
+    // better-sqlite3 compiles from source when its prebuilt binary cannot be fetched: node-gyp then
+    // takes this Node's own headers where the project's set-up finds them (scripts/setup).
+    env: { ...process.env, ...headersEnv() },
     timeout: 540_000,
   });
   cpSync(join(import.meta.dirname, "fixtures"), dir, { recursive: true });
   return dir;
+}
+
+function headersEnv(): Record<string, string> {
+  const dir = nodeHeadersDir();
+  return dir ? { npm_config_nodedir: dir } : {};
 }
 
 function safeList(dir: string): string[] {
