@@ -4,7 +4,7 @@
 // server that stays unreachable is reported. Under CI=true that fails the run; elsewhere it is a
 // warning and the tests needing that server fail on their own (none of them skips).
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,22 +13,25 @@ export const DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/test";
 export const DEFAULT_MYSQL_URL = "mysql://root@127.0.0.1:3306/test";
 
 const START_WAIT_MS = 60_000;
+const REFUSED = new Set(["ECONNREFUSED", "ENOENT"]);
 
 /** Returns the list of servers still unreachable (empty when both are up and have their database). */
 export async function ensureDatabases(root, log, env = process.env) {
   const servers = [postgres(root, env.TEMPEST_PG_URL || DEFAULT_PG_URL), mysql(root, env.TEMPEST_MYSQL_URL || DEFAULT_MYSQL_URL)];
   const down = [];
   for (const server of servers) {
-    let problem = await server.probe();
-    if (problem && isLocal(server.url) && server.start(log)) {
+    let failure = await server.probe();
+    // Only a local server that refuses connections is started: a wrong password or a full server is
+    // not fixed by starting anything.
+    if (failure && REFUSED.has(failure.code) && isLocal(server.url) && server.start(log)) {
       const deadline = Date.now() + START_WAIT_MS;
-      while (problem && Date.now() < deadline) {
+      while (failure && Date.now() < deadline) {
         await sleep(1000);
-        problem = await server.probe();
+        failure = await server.probe();
       }
     }
-    if (problem) {
-      down.push(`${server.name} at ${redact(server.url)}: ${problem}`);
+    if (failure) {
+      down.push(`${server.name} at ${redact(server.url)}: ${failure.code ? `${failure.code} ` : ""}${failure.message}`);
       continue;
     }
     const database = databaseName(server.url);
@@ -56,7 +59,7 @@ function postgres(root, url) {
   return {
     name: "PostgreSQL",
     url,
-    probe: () => problemOf(withAdmin((client) => client.query("SELECT 1"))),
+    probe: () => failureOf(withAdmin((client) => client.query("SELECT 1"))),
     start: (log) => startPostgres(url, log),
     createDatabase: (name) =>
       withAdmin(async (client) => {
@@ -84,8 +87,8 @@ function mysql(root, url) {
   return {
     name: "MySQL/MariaDB",
     url,
-    probe: () => problemOf(withAdmin((connection) => connection.query("SELECT 1"))),
-    start: (log) => startMariadb(log),
+    probe: () => failureOf(withAdmin((connection) => connection.query("SELECT 1"))),
+    start: (log) => startMariadb(url, log),
     createDatabase: (name) =>
       withAdmin(async (connection) => {
         const [rows] = await connection.query("SELECT 1 FROM information_schema.schemata WHERE schema_name = ?", [name]);
@@ -96,23 +99,25 @@ function mysql(root, url) {
   };
 }
 
-/** Starts the Debian cluster listening on the URL's port; false when there is none to start. */
+/** Starts the Debian cluster (pg_lsclusters) that listens on the URL's port; false when there is none. */
 function startPostgres(url, log) {
-  if (!existsSync("/etc/postgresql") || !onPath("pg_ctlcluster")) return false;
+  if (!existsSync("/etc/postgresql") || !onPath("pg_lsclusters") || !onPath("pg_ctlcluster")) return false;
   const port = new URL(url).port || "5432";
   const clusters = spawnSync("pg_lsclusters", ["-h"], { encoding: "utf8" }).stdout ?? "";
   const cluster = clusters
     .split("\n")
     .map((line) => line.trim().split(/\s+/))
     .find((fields) => fields[2] === port);
-  const [version, name] = cluster ?? [newest(readdirSync("/etc/postgresql")), "main"];
-  if (!version) return false;
+  if (!cluster) return false;
+  const [version, name] = cluster;
   log(`starting PostgreSQL ${version}/${name}`);
   spawnSync("pg_ctlcluster", ["--skip-systemctl-redirect", version, name, "start"], { stdio: "inherit" });
   return true;
 }
 
-function startMariadb(log) {
+/** Starts the packaged server when the URL names its default port; false when there is none. */
+function startMariadb(url, log) {
+  if ((new URL(url).port || "3306") !== "3306") return false;
   const daemon = ["/usr/sbin/mariadbd", "/usr/sbin/mysqld"].find((file) => existsSync(file));
   if (!daemon || !onPath("start-stop-daemon")) return false;
   log(`starting ${daemon}`);
@@ -122,12 +127,14 @@ function startMariadb(log) {
   return true;
 }
 
-async function problemOf(attempt) {
+async function failureOf(attempt) {
   try {
     await attempt;
     return undefined;
   } catch (error) {
-    return error?.code ? `${error.code} ${error.message}` : String(error?.message ?? error);
+    // pg and mysql2 report a refused connection as an AggregateError (one per address) on Node 20.
+    const code = error?.code ?? error?.errors?.[0]?.code;
+    return { code, message: String(error?.message || error?.errors?.[0]?.message || error) };
   }
 }
 
@@ -145,10 +152,6 @@ function redact(url) {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = "***";
   return parsed.toString();
-}
-
-function newest(versions) {
-  return versions.sort((a, b) => Number(a) - Number(b)).at(-1);
 }
 
 function onPath(command) {

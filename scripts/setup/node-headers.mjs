@@ -10,11 +10,10 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 
 /** The value for npm_config_nodedir, or undefined to leave node-gyp alone. */
-export function nodeHeadersDir(env = process.env) {
+export function nodeHeadersDir(env = process.env, execPath = process.execPath, version = process.versions.node) {
   if (env.npm_config_nodedir) return undefined; // the caller chose already
-  const version = process.versions.node;
   if (gypCacheHas(version, env)) return undefined;
-  const prefix = dirname(dirname(process.execPath));
+  const prefix = dirname(dirname(execPath));
   const include = join(prefix, "include", "node");
   if (!existsSync(join(include, "common.gypi"))) return undefined;
   return headersVersion(join(include, "node_version.h")) === version ? prefix : undefined;
@@ -35,9 +34,10 @@ export function headersVersion(file) {
 
 /** node-gyp keeps downloaded headers in <devdir>/<version>; a complete download has installVersion. */
 function gypCacheHas(version, env) {
+  const home = env.HOME || homedir();
   const dirs = [env.npm_config_devdir];
-  if (process.platform === "darwin") dirs.push(join(homedir(), "Library", "Caches", "node-gyp"));
+  if (process.platform === "darwin") dirs.push(join(home, "Library", "Caches", "node-gyp"));
   else if (process.platform === "win32") dirs.push(env.LOCALAPPDATA && join(env.LOCALAPPDATA, "node-gyp", "Cache"));
-  else dirs.push(join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "node-gyp"));
+  else dirs.push(join(env.XDG_CACHE_HOME || join(home, ".cache"), "node-gyp"));
   return dirs.some((dir) => dir && existsSync(join(dir, version, "installVersion")));
 }
