@@ -1,5 +1,5 @@
 import type { Executor, ForUpdateOptions, InferModel, ModelClass } from "tempest-db-js";
-import { select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
+import { op, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
 import { dueCondition } from "./due-condition.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
@@ -99,7 +99,7 @@ async function claimSingle(db: Executor, q: QueueTable, plan: ClaimPlan, options
   const statement = cachedStatement(q, claimKey("single", plan, options), () =>
     update(q.model)
       .set(claimSet(q) as any)
-      .where({ [q.f.id]: { in: candidates(q, plan, options).asSubquery(q.f.id as any) } } as any)
+      .where({ [q.f.id]: op.in(candidates(q, plan, options).asSubquery(q.f.id as any)) } as any)
       .returning(),
   );
   return (await db.execute(statement).all()) as Record<string, unknown>[];
@@ -111,10 +111,10 @@ async function claimTwoStep(tx: Executor, q: QueueTable, plan: ClaimPlan, option
   if (ids.length === 0) return [];
   const statement = update(q.model)
     .set(claimSet(q) as any)
-    .where({ [q.f.id]: { in: ids } } as any);
+    .where({ [q.f.id]: op.in(ids) } as any);
   if (plan.returning) return (await tx.execute(statement.returning()).all()) as Record<string, unknown>[];
   await tx.execute(statement).rowsAffected();
-  return (await tx.execute(select(q.model).where({ [q.f.id]: { in: ids } } as any)).all()) as Record<string, unknown>[];
+  return (await tx.execute(select(q.model).where({ [q.f.id]: op.in(ids) } as any)).all()) as Record<string, unknown>[];
 }
 
 function sortDue(q: QueueTable, rows: Record<string, unknown>[]): Record<string, unknown>[] {

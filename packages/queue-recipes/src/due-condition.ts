@@ -1,4 +1,4 @@
-import { sql } from "tempest-db-js";
+import { op, sql } from "tempest-db-js";
 import type { QueueTable } from "./queue-table.js";
 
 /**
@@ -12,8 +12,8 @@ const DUE_SLACK_SECONDS = 0.001;
 export function dueCondition(q: QueueTable, consumer?: string | readonly string[]): Record<string, unknown> {
   const where: Record<string, unknown> = {
     [q.f.status]: q.s.queued,
-    [q.f.nextAttemptAt]: { lte: sql.nowPlusSeconds(DUE_SLACK_SECONDS) },
+    [q.f.nextAttemptAt]: op.lte(sql.nowPlusSeconds(DUE_SLACK_SECONDS)),
   };
-  if (consumer !== undefined) where[q.f.consumer] = typeof consumer === "string" ? consumer : { in: consumer };
+  if (consumer !== undefined) where[q.f.consumer] = typeof consumer === "string" ? consumer : op.in(consumer);
   return where;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Executor, InferInsert, ModelClass } from "tempest-db-js";
-import { insert, select, sql, ValidationError } from "tempest-db-js";
+import { insert, op, select, sql, ValidationError } from "tempest-db-js";
 import { chunk } from "./chunk.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
@@ -111,7 +111,7 @@ async function insertChunk(db: Executor, q: QueueTable, rows: readonly Record<st
   const caps = db.capabilities;
   const base = insert(q.model).values(rows as any);
   const statement = caps.conflictTargetWhere
-    ? base.onConflictDoNothing([q.f.consumer, q.f.idempotencyKey] as any, { where: { [q.f.idempotencyKey]: { isNull: false } } as any })
+    ? base.onConflictDoNothing([q.f.consumer, q.f.idempotencyKey] as any, { where: { [q.f.idempotencyKey]: op.isNull(false) } as any })
     : caps.conflictTarget && !caps.partialIndexes
       ? base.onConflictDoNothing([q.f.consumer, q.f.idempotencyKey] as any)
       : base.ignoreDuplicates();
@@ -123,7 +123,7 @@ async function insertChunk(db: Executor, q: QueueTable, rows: readonly Record<st
   const affected = await retryStatement(db, () => db.execute(statement).rowsAffected());
   if (affected === rows.length) return ids;
   if (affected === 0) return [];
-  const found = await db.execute(select(q.model, [q.f.id] as any).where({ [q.f.id]: { in: ids } } as any)).all();
+  const found = await db.execute(select(q.model, [q.f.id] as any).where({ [q.f.id]: op.in(ids) } as any)).all();
   return found.map((r) => (r as Record<string, unknown>)[q.f.id]);
 }
 
@@ -136,8 +136,8 @@ async function existingIds(db: Executor, q: QueueTable, rows: readonly Record<st
     const found = await db
       .execute(
         select(q.model, [q.f.id, q.f.consumer, q.f.idempotencyKey] as any).where({
-          [q.f.consumer]: { in: consumers },
-          [q.f.idempotencyKey]: { in: part },
+          [q.f.consumer]: op.in(consumers),
+          [q.f.idempotencyKey]: op.in(part),
         } as any),
       )
       .all();

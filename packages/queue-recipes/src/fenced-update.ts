@@ -1,5 +1,5 @@
 import type { Executor } from "tempest-db-js";
-import { update } from "tempest-db-js";
+import { op, update } from "tempest-db-js";
 import { chunk } from "./chunk.js";
 import type { QueueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
@@ -35,7 +35,7 @@ export async function fencedUpdate(
     for (const part of chunk(group, perStatement)) {
       const statement = update(q.model)
         .set(set(part) as any)
-        .where({ [q.f.id]: { in: part.map((c) => c[q.f.id]) }, [q.f.status]: q.s.sending, [q.f.attempts]: attempts } as any);
+        .where({ [q.f.id]: op.in(part.map((c) => c[q.f.id])), [q.f.status]: q.s.sending, [q.f.attempts]: attempts } as any);
       applied += await retryStatement(db, () => db.execute(statement).rowsAffected());
     }
   }

@@ -1,5 +1,5 @@
 import type { Executor, ModelClass } from "tempest-db-js";
-import { deleteFrom, select, sql, ValidationError } from "tempest-db-js";
+import { deleteFrom, op, select, sql, ValidationError } from "tempest-db-js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
@@ -28,13 +28,13 @@ export async function purgeSettled(db: Executor, model: ModelClass<any>, options
   // Ids first, then a DELETE by id: portable (no LIMIT in a subquery on MySQL), and each DELETE
   // touches only rows already chosen through the (status, updatedAt) index.
   const candidates = select(q.model, [q.f.id] as any)
-    .where({ [q.f.status]: { in: statuses }, [q.f.updatedAt]: { lt: sql.nowPlusSeconds(-olderThanSeconds) } } as any)
+    .where({ [q.f.status]: op.in(statuses), [q.f.updatedAt]: op.lt(sql.nowPlusSeconds(-olderThanSeconds)) } as any)
     .limit(batchSize);
   let total = 0;
   for (;;) {
     const ids = ((await db.execute(candidates).all()) as Record<string, unknown>[]).map((r) => r[q.f.id]);
     if (ids.length === 0) return total;
-    const statement = deleteFrom(q.model).where({ [q.f.id]: { in: ids }, [q.f.status]: { in: statuses } } as any);
+    const statement = deleteFrom(q.model).where({ [q.f.id]: op.in(ids), [q.f.status]: op.in(statuses) } as any);
     total += await retryStatement(db, () => db.execute(statement).rowsAffected());
     if (ids.length < batchSize) return total;
   }

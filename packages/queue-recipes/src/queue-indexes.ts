@@ -1,5 +1,5 @@
 import type { Index, ModelClass } from "tempest-db-js";
-import { index, uniqueIndex } from "tempest-db-js";
+import { index, op, uniqueIndex } from "tempest-db-js";
 import type { QueueOptions } from "./queue-options.js";
 import { defaultFields } from "./queue-options.js";
 
@@ -20,7 +20,7 @@ export function queueIndexes(model: ModelClass<any>, options: QueueOptions = {})
   const t = model.tablename;
   return [
     index<any>(`${t}_due`, [f.status, f.nextAttemptAt]),
-    uniqueIndex<any>(`${t}_idempotency`, [f.consumer, f.idempotencyKey]).where({ [f.idempotencyKey]: { isNull: false } }),
+    uniqueIndex<any>(`${t}_idempotency`, [f.consumer, f.idempotencyKey]).where({ [f.idempotencyKey]: op.isNull(false) }),
     index<any>(`${t}_lease`, [f.status, f.updatedAt]),
   ];
 }

@@ -1,5 +1,5 @@
 import type { Executor, ModelClass } from "tempest-db-js";
-import { select, sql, update, ValidationError } from "tempest-db-js";
+import { op, select, sql, update, ValidationError } from "tempest-db-js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
@@ -28,7 +28,7 @@ export async function reclaimExpired(db: Executor, model: ModelClass<any>, optio
   if (typeof leaseSeconds !== "number" || !(leaseSeconds >= 0))
     throw new ValidationError("reclaimExpired: leaseSeconds must be a number ≥ 0");
   const q = queueTable(model, options);
-  const expired = { [q.f.status]: q.s.sending, [q.f.updatedAt]: { lt: sql.nowPlusSeconds(-leaseSeconds) } };
+  const expired = { [q.f.status]: q.s.sending, [q.f.updatedAt]: op.lt(sql.nowPlusSeconds(-leaseSeconds)) };
   const set = { [q.f.status]: q.s.queued, [q.f.nextAttemptAt]: sql.now(), [q.f.updatedAt]: sql.now() };
   const caps = db.capabilities;
   if (!caps.rowLocks || !caps.skipLocked) {
@@ -60,7 +60,7 @@ export async function reclaimExpired(db: Executor, model: ModelClass<any>, optio
         .execute(
           update(q.model)
             .set(set as any)
-            .where({ [q.f.id]: { in: ids }, ...expired } as any),
+            .where({ [q.f.id]: op.in(ids), ...expired } as any),
         )
         .rowsAffected();
     });

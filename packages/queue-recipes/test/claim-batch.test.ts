@@ -1,5 +1,5 @@
 import type { Engine } from "tempest-db-js";
-import { insert, select, sql, update } from "tempest-db-js";
+import { insert, op, select, sql, update } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, claimPlan, enqueue } from "../src/index.js";
 import { freshQueue } from "./support/fresh-queue.js";
@@ -108,7 +108,7 @@ describe.each(targets)("claimBatch on $name", (target) => {
             .execute(
               update(Outbound)
                 .set({ status: "queued" })
-                .where({ id: { in: batch.map((r) => r.id) }, status: "sending" }),
+                .where({ id: op.in(batch.map((r) => r.id)), status: "sending" }),
             )
             .rowsAffected();
         }

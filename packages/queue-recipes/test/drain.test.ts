@@ -1,5 +1,5 @@
 import type { Engine } from "tempest-db-js";
-import { createEngine, insert, select, sql, update } from "tempest-db-js";
+import { createEngine, insert, op, select, sql, update } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backoffSeconds, claimBatch, drain, enqueue, markSent, requeue } from "../src/index.js";
 import { freshQueue, rowsOf } from "./support/fresh-queue.js";
@@ -33,7 +33,7 @@ describe.each(targets)("drain on $name", (target) => {
     const deliveries = await engine.execute(select(Delivery, ["messageId"])).all();
     expect(deliveries).toHaveLength(MESSAGES);
     expect(new Set(deliveries.map((d) => d.messageId)).size).toBe(MESSAGES);
-    const statuses = await engine.execute(select(Outbound, ["status"]).where({ status: { ne: "sent" } })).all();
+    const statuses = await engine.execute(select(Outbound, ["status"]).where({ status: op.ne("sent") })).all();
     expect(statuses).toEqual([]);
   });
 
@@ -67,7 +67,7 @@ describe.each(targets)("drain on $name", (target) => {
     expect(result).toMatchObject({ sent: 0, retried: 1, failed: 0 });
     const row = await engine.execute(select(Outbound)).one();
     expect(row.status).toBe("queued");
-    const later = await engine.execute(select(Outbound, ["id"]).where({ nextAttemptAt: { gt: sql.nowPlusSeconds(590) } })).all();
+    const later = await engine.execute(select(Outbound, ["id"]).where({ nextAttemptAt: op.gt(sql.nowPlusSeconds(590)) })).all();
     expect(later).toHaveLength(1);
     expect(await claimBatch(engine, Outbound, { size: 1 })).toEqual([]);
   });

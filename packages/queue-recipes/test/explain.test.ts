@@ -1,5 +1,5 @@
 import type { Engine } from "tempest-db-js";
-import { createEngine, formatLiteral, select, sql, update } from "tempest-db-js";
+import { createEngine, formatLiteral, op, select, sql, update } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, enqueue, reclaimExpired } from "../src/index.js";
 import { freshQueue } from "./support/fresh-queue.js";
@@ -51,7 +51,7 @@ describe.each(targets)("claims use indexes on $name", (target) => {
       .execute(
         update(Outbound)
           .set({ status: "sent" })
-          .where({ idempotencyKey: { notIn: Array.from({ length: 200 }, (_, j) => `k0-${j}`) } }),
+          .where({ idempotencyKey: op.notIn(Array.from({ length: 200 }, (_, j) => `k0-${j}`)) }),
       )
       .rowsAffected();
     await engine.execute(sql.raw(explainer.analyze(Outbound.tablename))).all();

@@ -1,5 +1,5 @@
 import type { Engine } from "tempest-db-js";
-import { select, sql, update } from "tempest-db-js";
+import { op, select, sql, update } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, enqueue, markFailed, markSent, reclaimExpired, requeue } from "../src/index.js";
 import { freshQueue } from "./support/fresh-queue.js";
@@ -21,7 +21,7 @@ describe.each(targets)("leases on $name", (target) => {
       .execute(
         update(model)
           .set({ updatedAt: sql.nowPlusSeconds(-3600) })
-          .where({ id: { in: ids } }),
+          .where({ id: op.in(ids) }),
       )
       .rowsAffected();
   }

@@ -1,5 +1,5 @@
 import type { Engine } from "tempest-db-js";
-import { select, sql, update } from "tempest-db-js";
+import { op, select, sql, update } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, enqueue, markFailed, markSent, purgeSettled } from "../src/index.js";
 import { countBy, freshQueue } from "./support/fresh-queue.js";
@@ -30,7 +30,7 @@ describe.each(targets)("purgeSettled on $name", (target) => {
       .execute(
         update(Outbound)
           .set({ updatedAt: sql.nowPlusSeconds(-86_400) })
-          .where({ id: { in: old } }),
+          .where({ id: op.in(old) }),
       )
       .rowsAffected();
 

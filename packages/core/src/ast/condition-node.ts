@@ -2,6 +2,13 @@ import type { ColumnMeta } from "../schema/column-meta.js";
 import type { SubqueryNode } from "./statement-node.js";
 import type { ExpressionNode, ValueNode } from "./value-node.js";
 
+/**
+ * Set on a leaf that came from a plain `{ op: ... }` object or a bare `null` where-value (the
+ * operator's name, or "null"), so an engine created with `operators: "helpers-only"` can refuse
+ * the statement before anything is sent. Absent when an `op` helper or a plain value made it.
+ */
+export type PlainOrigin = string | undefined;
+
 export type CompareOperator = "=" | "<>" | "<" | "<=" | ">" | ">=" | "like" | "ilike";
 
 export interface CompareNode {
@@ -9,6 +16,7 @@ export interface CompareNode {
   readonly column: ColumnMeta;
   readonly op: CompareOperator;
   readonly value: ValueNode;
+  readonly plain?: PlainOrigin;
 }
 
 export interface InListNode {
@@ -17,6 +25,7 @@ export interface InListNode {
   readonly negated: boolean;
   /** Never empty: the builder turns `in: []` into a constant. */
   readonly values: readonly ValueNode[];
+  readonly plain?: PlainOrigin;
 }
 
 export interface InSubqueryNode {
@@ -24,12 +33,14 @@ export interface InSubqueryNode {
   readonly column: ColumnMeta;
   readonly negated: boolean;
   readonly subquery: SubqueryNode;
+  readonly plain?: PlainOrigin;
 }
 
 export interface IsNullNode {
   readonly kind: "isNull";
   readonly column: ColumnMeta;
   readonly negated: boolean;
+  readonly plain?: PlainOrigin;
 }
 
 export interface BetweenNode {
@@ -37,6 +48,7 @@ export interface BetweenNode {
   readonly column: ColumnMeta;
   readonly low: ValueNode;
   readonly high: ValueNode;
+  readonly plain?: PlainOrigin;
 }
 
 export interface JunctionNode {
@@ -53,6 +65,9 @@ export interface NotNode {
 export interface ConstantNode {
   readonly kind: "constant";
   readonly value: boolean;
+  readonly plain?: PlainOrigin;
+  /** The field of the `in: []` / `notIn: []` a plain object made this constant of. */
+  readonly field?: string;
 }
 
 /** A raw or templated SQL predicate. */
@@ -74,25 +89,30 @@ export type ConditionNode =
 
 // ---- factories: the only places a condition node is made; each returns a frozen node ----------
 
-export function compareNode(column: ColumnMeta, op: CompareOperator, value: ValueNode): CompareNode {
-  return Object.freeze({ kind: "compare", column, op, value });
+/*
+ * The leaf factories take `plain` last (see PlainOrigin) and always set it, undefined or not, so every
+ * node of a kind has one shape.
+ */
+
+export function compareNode(column: ColumnMeta, op: CompareOperator, value: ValueNode, plain?: PlainOrigin): CompareNode {
+  return Object.freeze({ kind: "compare", column, op, value, plain });
 }
 
 /** `values` is frozen by the caller (it is built with an index loop, see resolve-where). */
-export function inListNode(column: ColumnMeta, negated: boolean, values: readonly ValueNode[]): InListNode {
-  return Object.freeze({ kind: "inList", column, negated, values });
+export function inListNode(column: ColumnMeta, negated: boolean, values: readonly ValueNode[], plain?: PlainOrigin): InListNode {
+  return Object.freeze({ kind: "inList", column, negated, values, plain });
 }
 
-export function inSubqueryNode(column: ColumnMeta, negated: boolean, subquery: SubqueryNode): InSubqueryNode {
-  return Object.freeze({ kind: "inSubquery", column, negated, subquery });
+export function inSubqueryNode(column: ColumnMeta, negated: boolean, subquery: SubqueryNode, plain?: PlainOrigin): InSubqueryNode {
+  return Object.freeze({ kind: "inSubquery", column, negated, subquery, plain });
 }
 
-export function isNullNode(column: ColumnMeta, negated: boolean): IsNullNode {
-  return Object.freeze({ kind: "isNull", column, negated });
+export function isNullNode(column: ColumnMeta, negated: boolean, plain?: PlainOrigin): IsNullNode {
+  return Object.freeze({ kind: "isNull", column, negated, plain });
 }
 
-export function betweenNode(column: ColumnMeta, low: ValueNode, high: ValueNode): BetweenNode {
-  return Object.freeze({ kind: "between", column, low, high });
+export function betweenNode(column: ColumnMeta, low: ValueNode, high: ValueNode, plain?: PlainOrigin): BetweenNode {
+  return Object.freeze({ kind: "between", column, low, high, plain });
 }
 
 /** `items` are frozen here; pass two or more (one item is the item itself, none a constant). */
@@ -107,9 +127,10 @@ export function notNode(item: ConditionNode): NotNode {
 const TRUE: ConstantNode = Object.freeze({ kind: "constant", value: true });
 const FALSE: ConstantNode = Object.freeze({ kind: "constant", value: false });
 
-/** The two constants are shared values. */
-export function constantNode(value: boolean): ConstantNode {
-  return value ? TRUE : FALSE;
+/** The two constants are shared values; one an empty plain `in` / `notIn` made is a node of its own that says so. */
+export function constantNode(value: boolean, plain?: { readonly origin: string; readonly field: string }): ConstantNode {
+  if (plain === undefined) return value ? TRUE : FALSE;
+  return Object.freeze({ kind: "constant", value, plain: plain.origin, field: plain.field });
 }
 
 export function expressionConditionNode(expression: ExpressionNode): ExpressionConditionNode {

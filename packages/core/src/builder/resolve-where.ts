@@ -1,4 +1,4 @@
-import type { CompareOperator, ConditionNode } from "../ast/condition-node.js";
+import type { CompareOperator, ConditionNode, PlainOrigin } from "../ast/condition-node.js";
 import {
   betweenNode,
   compareNode,
@@ -18,6 +18,7 @@ import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { isCondition } from "./condition.js";
+import { isOperator } from "./op.js";
 import { fieldNames } from "./resolve-set.js";
 import { resolveValue } from "./resolve-value.js";
 import { isSubquery } from "./subquery.js";
@@ -90,40 +91,54 @@ function resolveCondition(table: Table, input: unknown, where: string): Conditio
 }
 
 function resolveField(column: ColumnMeta, value: unknown, where: string): ConditionNode {
-  if (value === null) return isNullNode(column, false);
-  if (isPlainObject(value) && expressionNode(value) === undefined) {
-    const keys = fieldNames(value, where);
-    if (keys.length === 0) throw new ValidationError(`${where}: an empty operator object`);
-    const parts = keys.map((op) => resolveOperator(column, op, value[op], where));
-    return parts.length === 1 ? (parts[0] as ConditionNode) : junctionNode("and", parts);
+  // A bare null widens the query to IS NULL: marked, so a helpers-only engine can refuse it.
+  if (value === null) return isNullNode(column, false, "null");
+  if (typeof value === "object") {
+    if (isOperator(value)) return resolveOperator(column, value.op, value.operand, where, undefined);
+    if (isPlainObject(value) && expressionNode(value) === undefined) {
+      const keys = fieldNames(value, where);
+      if (keys.length === 0) throw new ValidationError(`${where}: an empty operator object`);
+      const parts = keys.map((op) => resolveOperator(column, op, value[op], where, op));
+      return parts.length === 1 ? (parts[0] as ConditionNode) : junctionNode("and", parts);
+    }
+    if (Array.isArray(value)) throw new ValidationError(`${where}: an array is not a value; write op.in([...])`);
   }
-  if (Array.isArray(value)) throw new ValidationError(`${where}: an array is not a value; write { in: [...] }`);
   return compareNode(column, "=", resolveValue(column, value, where, false));
 }
 
-function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where: string): ConditionNode {
+/**
+ * One operator on a column. `plain` is the operator's name when a plain object gave it (the node
+ * records it, see PlainOrigin) and undefined when an `op` helper did.
+ */
+function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where: string, plain: PlainOrigin): ConditionNode {
   const at = label(where, ".", op);
   switch (op) {
     case "eq":
     case "ne":
-      if (operand === null) return isNullNode(column, op === "ne");
-      return compareNode(column, COMPARE[op] as CompareOperator, resolveValue(column, operand, at, false));
+      if (operand === null) {
+        // A helper never turns a value into IS NULL: a null from a request body would widen the query.
+        if (plain === undefined) {
+          throw new ValidationError(`${at}: op.${op}(null) compares with nothing; write op.isNull(${op === "ne" ? "false" : ""})`);
+        }
+        return isNullNode(column, op === "ne", plain);
+      }
+      return compareNode(column, COMPARE[op] as CompareOperator, resolveValue(column, operand, at, false), plain);
     case "lt":
     case "lte":
     case "gt":
     case "gte":
-      return compareNode(column, COMPARE[op] as CompareOperator, resolveValue(column, operand, at, false));
+      return compareNode(column, COMPARE[op] as CompareOperator, resolveValue(column, operand, at, false), plain);
     case "like":
     case "ilike": {
       if (typeof operand !== "string" && expressionNode(operand) === undefined) {
         throw new ValidationError(`${at}: expects a string pattern, got ${describe(operand)}`);
       }
       const value = expressionNode(operand) ?? paramNode(operand);
-      return compareNode(column, COMPARE[op] as CompareOperator, value);
+      return compareNode(column, COMPARE[op] as CompareOperator, value, plain);
     }
     case "isNull":
       if (typeof operand !== "boolean") throw new ValidationError(`${at}: expects true or false, got ${describe(operand)}`);
-      return isNullNode(column, !operand);
+      return isNullNode(column, !operand, plain);
     case "in":
     case "notIn": {
       const negated = op === "notIn";
@@ -131,17 +146,18 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
         const select = operand.node.select;
         const inner = select.columns[0];
         if (select.columns.length !== 1 || !inner) throw new ValidationError(`${at}: a subquery must select exactly one column`);
-        return inSubqueryNode(column, negated, operand.node);
+        return inSubqueryNode(column, negated, operand.node, plain);
       }
       if (!Array.isArray(operand)) {
         throw new ValidationError(`${at}: expects an array or select(...).asSubquery(field), got ${describe(operand)}`);
       }
-      if (operand.length === 0) return negated ? TRUE : FALSE;
+      if (operand.length === 0)
+        return plain === undefined ? constantNode(negated) : constantNode(negated, { origin: plain, field: column.field });
       // An index loop, not map: a hole in a sparse array is undefined, and refused, instead of skipped.
       const values: ValueNode[] = new Array(operand.length);
       for (let i = 0; i < operand.length; i++) values[i] = resolveValue(column, operand[i], label(at, "[", i, "]"), false);
       Object.freeze(values);
-      return inListNode(column, negated, values);
+      return inListNode(column, negated, values, plain);
     }
     case "between": {
       if (!Array.isArray(operand) || operand.length !== 2) {
@@ -151,6 +167,7 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
         column,
         resolveValue(column, operand[0], label(at, "[", 0, "]"), false),
         resolveValue(column, operand[1], label(at, "[", 1, "]"), false),
+        plain,
       );
     }
     default:

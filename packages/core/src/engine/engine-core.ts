@@ -17,6 +17,8 @@ export interface EngineSettings {
   readonly poolSize: number;
   readonly statementTimeoutMs: number | undefined;
   readonly logParams: boolean;
+  /** `operators: "helpers-only"`: statements with plain operator objects are refused (refusePlainOperators). */
+  readonly helpersOnly: boolean;
   readonly slowQueryMs: number;
   readonly onQuery: ((event: QueryEvent) => void) | undefined;
   readonly driverOptions: Readonly<Record<string, unknown>>;

@@ -5,6 +5,7 @@ import { TempestError, ValidationError } from "../errors.js";
 import type { ModelClass } from "../schema/model.js";
 import { EngineCore } from "./engine-core.js";
 import type { QueryEvent } from "./query-event.js";
+import type { OperatorsMode } from "./refuse-plain-operators.js";
 import { Session } from "./session.js";
 
 export interface EngineOptions {
@@ -20,6 +21,14 @@ export interface EngineOptions {
   slowQueryMs?: number;
   /** Server-side statement timeout, where the dialect supports one. */
   statementTimeoutMs?: number;
+  /**
+   * How where() reads plain `{ ne: ... }` objects. `"plain-objects"` (the default) takes them as
+   * operators; `"helpers-only"` takes operators only from the `op` helpers, so a value parsed from a
+   * request can never become one: a statement with a plain operator object or a bare `null` where-value
+   * is a ValidationError naming the field, thrown by execute() / compile() before anything is sent.
+   * Without this option, the environment variable `TEMPEST_OPERATORS=helpers-only` turns it on.
+   */
+  operators?: OperatorsMode;
   /** Passed to the dialect's driver as is (e.g. `{ busyTimeoutMs }` for SQLite). */
   driver?: Record<string, unknown>;
 }
@@ -82,12 +91,17 @@ export function createEngine(url: string, options: EngineOptions = {}): Engine {
   if (options.dialect !== undefined) checkDialect(dialect);
   const poolSize = options.poolSize ?? 10;
   if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new ValidationError("poolSize must be a positive integer");
+  const operators = options.operators ?? (process.env.TEMPEST_OPERATORS === "helpers-only" ? "helpers-only" : "plain-objects");
+  if (operators !== "plain-objects" && operators !== "helpers-only") {
+    throw new ValidationError(`operators must be "plain-objects" or "helpers-only", got a ${typeof operators}`);
+  }
   dialect.validateOptions?.({ ...options.driver });
   const core = new EngineCore(dialect, {
     url,
     poolSize,
     statementTimeoutMs: options.statementTimeoutMs,
     logParams: options.logParams ?? false,
+    helpersOnly: operators === "helpers-only",
     slowQueryMs: options.slowQueryMs ?? 1000,
     onQuery: options.onQuery,
     driverOptions: Object.freeze({ ...options.driver }),

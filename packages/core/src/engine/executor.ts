@@ -12,6 +12,7 @@ import { isExpression } from "../expression/expression.js";
 import type { EngineCore } from "./engine-core.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { QueryResult } from "./query-result.js";
+import { refusePlainOperators } from "./refuse-plain-operators.js";
 
 export interface TransactionOptions extends BeginOptions {
   /** Run the whole callback again, up to this many times, on a deadlock, serialization failure or lock-wait timeout. */
@@ -58,7 +59,9 @@ export abstract class BaseExecutor implements Executor {
 
   /** Compiles without running anything and without a connection. */
   compile(query: Executable<unknown> | Expression<any>): CompiledQuery {
-    return this.core.compiler.compile(toNode(query));
+    const node = toNode(query);
+    if (this.core.settings.helpersOnly) refusePlainOperators(node);
+    return this.core.compiler.compile(node);
   }
 
   execute<R>(query: Executable<R>): QueryResult<R>;
@@ -66,6 +69,7 @@ export abstract class BaseExecutor implements Executor {
   execute(query: Executable<unknown> | Expression<any>): QueryResult<any> {
     // Built (and validated) now, so bad input throws at the call site, before anything runs.
     const node = toNode(query);
+    if (this.core.settings.helpersOnly) refusePlainOperators(node);
     return new QueryResult(() => {
       const core = this.core;
       if (!core.isReady) return core.ready().then(() => this.runCompiled(core.compiler.compile(node)));

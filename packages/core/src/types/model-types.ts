@@ -1,4 +1,5 @@
 import type { Condition } from "../builder/condition.js";
+import type { Operator } from "../builder/op.js";
 import type { Subquery } from "../builder/subquery.js";
 import type { Expression } from "../expression/expression.js";
 import type { Column } from "../schema/column.js";
@@ -58,8 +59,11 @@ export interface Operators<T> {
   ilike?: T extends string ? Operand<string> : never;
 }
 
-/** A field's condition: a value (equality; `null` is IS NULL on nullable fields), an expression, or operators. */
-export type FieldCondition<V> = V | Expression<any> | Operators<Exclude<V, null>>;
+/**
+ * A field's condition: a value (equality; `null` is IS NULL on nullable fields), an expression, an
+ * `op` helper, or an operators object.
+ */
+export type FieldCondition<V> = V | Expression<any> | Operator<Exclude<V, null>> | Operators<Exclude<V, null>>;
 
 /** `{ field: condition, ... }`, every entry ANDed. */
 export type WhereInput<I> = { [K in FieldOf<I>]?: FieldCondition<ColumnValue<I[K]>> };

@@ -1,4 +1,4 @@
-import type { ColumnMeta, Dialect, DialectCapabilities, Driver, Engine } from "../../src/index.js";
+import type { ColumnMeta, Dialect, DialectCapabilities, Driver, Engine, EngineOptions } from "../../src/index.js";
 import { createEngine, DIALECT_CONTRACT_VERSION, defineCapabilities, passThroughCodec, SqlCompiler } from "../../src/index.js";
 
 /** Every capability on: the base compiler's full SQL, with `?` placeholders. */
@@ -74,6 +74,6 @@ export function testDialect(capabilities: DialectCapabilities = fullCapabilities
   };
 }
 
-export function testEngine(capabilities: DialectCapabilities = fullCapabilities): Engine {
-  return createEngine("test://x", { dialect: testDialect(capabilities) });
+export function testEngine(capabilities: DialectCapabilities = fullCapabilities, options: EngineOptions = {}): Engine {
+  return createEngine("test://x", { ...options, dialect: testDialect(capabilities) });
 }
