@@ -1,5 +1,8 @@
 import type { ClassifiedError, QueryErrorKind } from "tempest-db-js";
 
+const PARAMETER_COUNT_HINT =
+  "The statement's placeholders and the values sent differ in number: an sql.expr `${}` inside quotes is text, not a parameter; remove the quotes around it";
+
 /** Server error numbers (MySQL and MariaDB share most of them). */
 const ERRNO: Readonly<Record<number, QueryErrorKind>> = {
   1213: "deadlock",
@@ -67,6 +70,10 @@ export function classifyMysqlError(error: unknown): ClassifiedError {
   const raw = typeof e.message === "string" ? e.message : String(error);
   const message = redactValues(raw);
   let kind: QueryErrorKind = (errno !== undefined && ERRNO[errno]) || "other";
+  // ER_WRONG_ARGUMENTS from a prepared statement: the values sent do not match its placeholders.
+  if (errno === 1210 && /mysqld_stmt_execute/.test(raw)) {
+    return { kind: "syntax", driverCode: code ?? "1210", constraint: undefined, message: `${message}. ${PARAMETER_COUNT_HINT}` };
+  }
   if (kind === "lock-timeout" && noWaitFailures.has(e)) kind = "lock-not-available";
   if (kind === "other" && code && NETWORK.has(code)) kind = "connection";
   if (kind === "other" && /connection is in closed state|Connection lost/i.test(raw)) kind = "connection";

@@ -9,6 +9,11 @@ import { classifyMysqlError } from "../src/index.js";
 describe("classifyMysqlError", () => {
   const cases: [string, Record<string, unknown>, Record<string, unknown>][] = [
     [
+      "values that do not match a prepared statement's placeholders",
+      { errno: 1210, code: "ER_WRONG_ARGUMENTS", message: "Incorrect arguments to mysqld_stmt_execute" },
+      { kind: "syntax", driverCode: "ER_WRONG_ARGUMENTS" },
+    ],
+    [
       "MySQL NOWAIT",
       {
         errno: 3572,

@@ -38,6 +38,9 @@ const SQLSTATE: Record<string, QueryErrorKind> = {
   "42601": "syntax",
 };
 
+const PARAMETER_COUNT_HINT =
+  "The statement's placeholders and the values sent differ in number: an sql.expr `${}` inside quotes is text, not a parameter; remove the quotes around it";
+
 const NETWORK = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH"]);
 
 export function classifyPostgresError(error: unknown): ClassifiedError {
@@ -45,6 +48,11 @@ export function classifyPostgresError(error: unknown): ClassifiedError {
   const code = typeof e?.code === "string" ? e.code : undefined;
   const message = typeof e?.message === "string" ? e.message : String(error);
   let kind: QueryErrorKind = (code && SQLSTATE[code]) || "other";
+  // 08P01 (protocol violation) is also what the server answers a statement sent with more or fewer
+  // values than its placeholders: a usage mistake, not a broken connection (see PARAMETER_COUNT_HINT).
+  if (code === "08P01" && /^bind message supplies \d+ parameters?, but prepared statement/.test(message)) {
+    return { kind: "syntax", driverCode: code, constraint: undefined, message: `${message}. ${PARAMETER_COUNT_HINT}` };
+  }
   if (kind === "other" && code && (code.startsWith("08") || NETWORK.has(code))) kind = "connection";
   if (kind === "other" && /Connection terminated|connection is closed|Client has encountered a connection error/i.test(message))
     kind = "connection";

@@ -165,3 +165,28 @@ describe("PostgreSQL beyond single statements", () => {
     expect((rejected[0]?.reason as QueryError | undefined)?.kind).toBe("deadlock");
   });
 });
+
+describe("a parameter-count mistake", () => {
+  it("is a QueryError of kind syntax (08P01 from a bind message), not a ConnectionError, and the pool stays usable", async () => {
+    // Build-time detection of a quoted hole skips templates with a "$" (PostgreSQL dollar quoting),
+    // so this one reaches the server, whose 'x$1' is a string and counts no parameter.
+    const error = await engine
+      .execute(sql.expr`SELECT '$' AS a, 'x${"S3CRET-value"}' AS b`)
+      .all()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(QueryError.isInstance(error)).toBe(true);
+    expect(ConnectionError.isInstance(error)).toBe(false);
+    expect((error as QueryError).kind).toBe("syntax");
+    expect((error as QueryError).driverCode).toBe("08P01");
+    expect((error as QueryError).message).toMatch(/inside quotes is text, not a parameter/);
+    expect((error as QueryError).message).not.toContain("S3CRET");
+    expect(await engine.execute(sql.raw("SELECT 1 AS one")).scalar()).toBe(1);
+  });
+
+  it("with quotes around a hole is refused while building, before any SQL is sent", () => {
+    expect(() => sql.expr`SELECT ${1} AS a WHERE 'x' = '${"S3CRET-value"}'`).toThrow(/value #2 sits inside a single-quoted string/);
+  });
+});

@@ -1,5 +1,8 @@
 import type { ClassifiedError, QueryErrorKind } from "tempest-db-js";
 
+const PARAMETER_COUNT_HINT =
+  "The statement's placeholders and the values sent differ in number: an sql.expr `${}` inside quotes is text, not a parameter; remove the quotes around it";
+
 const CONSTRAINT: Record<string, QueryErrorKind> = {
   SQLITE_CONSTRAINT_UNIQUE: "unique-violation",
   SQLITE_CONSTRAINT_PRIMARYKEY: "unique-violation",
@@ -21,6 +24,13 @@ export function classifySqliteError(error: unknown): ClassifiedError {
   const e = error as { code?: unknown; message?: unknown };
   const code = typeof e?.code === "string" ? e.code : undefined;
   const message = typeof e?.message === "string" ? e.message : String(error);
+  // better-sqlite3 refuses, before running, values that do not match the statement's placeholders.
+  if (
+    error instanceof RangeError &&
+    /^Too many parameter values were provided|^Too few parameter values were provided|^Missing named parameter/.test(message)
+  ) {
+    return { kind: "syntax", driverCode: undefined, constraint: undefined, message: `${message}. ${PARAMETER_COUNT_HINT}` };
+  }
   const constraint = /constraint failed: (.+)$/s.exec(message)?.[1];
   return { kind: kindOf(code, message), driverCode: code, constraint, message };
 }

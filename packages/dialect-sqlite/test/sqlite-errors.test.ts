@@ -25,6 +25,15 @@ describe.each(targets)("driver errors on a %s database", (target) => {
 
   afterEach(() => db.close());
 
+  it("values that do not match the placeholders are a QueryError of kind syntax, not a ConnectionError", async () => {
+    // A "$" in the template skips build-time detection of quoted holes, so the driver sees this one.
+    const error = await failure(db.engine.execute(sql.expr`SELECT '$' AS a, 'x${"S3CRET-value"}' AS b`).all());
+    expect(error.name).toBe("QueryError");
+    expect(error.kind).toBe("syntax");
+    expect(error.message).toMatch(/inside quotes is text, not a parameter/);
+    expect(error.message).not.toContain("S3CRET");
+  });
+
   it("a primary key collision is a unique-violation naming the column", async () => {
     const error = await failure(db.engine.execute(insert(Parent).values({ id: 1 })).rowsAffected());
     expect(ConstraintViolationError.isInstance(error)).toBe(true);

@@ -5,6 +5,7 @@ import { ValidationError } from "../errors.js";
 import { assertBindable } from "./assert-bindable.js";
 import type { Expression } from "./expression.js";
 import { brandExpression, expressionNode } from "./expression.js";
+import { quotedHoles } from "./quoted-holes.js";
 
 /**
  * Expressions are frozen values, so the ones that carry no bound value are shared: `sql.now()` is one
@@ -43,19 +44,28 @@ function raw<T = unknown>(text: string): Expression<T> {
   });
 }
 
-/** Template string arrays already checked: one per call site, so each is checked once. */
-const checkedTemplates = new WeakSet<readonly string[]>();
+/** Template string arrays already checked, with their quoted holes: one per call site, so each is checked once. */
+const checkedTemplates = new WeakMap<readonly string[], ReturnType<typeof quotedHoles>>();
 
 function expr<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]): Expression<T> {
   if (!Array.isArray(strings) || !("raw" in strings)) {
     throw new ValidationError("sql.expr is a tagged template: write sql.expr`...${value}...`");
   }
-  if (!checkedTemplates.has(strings)) {
+  let quoted = checkedTemplates.get(strings);
+  if (quoted === undefined) {
     for (const text of strings) {
       if (typeof text !== "string") throw new ValidationError("sql.expr is a tagged template: its text parts are strings");
       checkSqlText(text, "an sql.expr template");
     }
-    if (Object.isFrozen(strings)) checkedTemplates.add(strings);
+    quoted = quotedHoles(strings);
+    if (Object.isFrozen(strings)) checkedTemplates.set(strings, quoted);
+  }
+  for (const { hole, place } of quoted) {
+    // An expression there is pasted as SQL text, which may be meant; a value is bound, which never is.
+    if (expressionNode(values[hole]) !== undefined) continue;
+    throw new ValidationError(
+      `sql.expr value #${hole + 1} sits inside a ${place}: every \${} is bound as a parameter, never pasted into the text, so there it would be the characters of a placeholder, not the value. Remove the quotes around it (write = \${value}, not = '\${value}').`,
+    );
   }
   values.forEach((value, i) => {
     if (expressionNode(value) === undefined) assertBindable(value, `sql.expr value #${i + 1}`);
