@@ -64,6 +64,9 @@ async function runTarget(target: Target, list: readonly DocProgram[]): Promise<M
     const output = await new Promise<string>((done) => {
       const child = spawn(process.execPath, ["--enable-source-maps", join(import.meta.dirname, "run-programs.mjs"), listFile, outFile], {
         cwd: resolve(import.meta.dirname, ".."),
+        // Every docs example runs on engines that take operators only from the op helpers: a reader who
+        // copies one into a request handler gets the safe form (docs/queries.md, "Input from a request").
+        env: { ...process.env, TEMPEST_OPERATORS: "helpers-only" },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let text = "";

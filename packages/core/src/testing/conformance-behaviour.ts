@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import { deleteFrom } from "../builder/delete-builder.js";
 import { insert } from "../builder/insert-builder.js";
+import { op } from "../builder/op.js";
 import { select } from "../builder/select-builder.js";
 import type { Engine, EngineOptions } from "../engine/engine.js";
 import type { QueryEvent } from "../engine/query-event.js";
@@ -63,7 +64,7 @@ export function behaviourTests(engineOf: () => Engine, makeEngine: (options: Eng
     const back = await engine
       .execute(
         select(ConformanceValue)
-          .where({ id: { gte: 100 } })
+          .where({ id: op.gte(100) })
           .orderBy("id"),
       )
       .all();
@@ -89,7 +90,7 @@ export function behaviourTests(engineOf: () => Engine, makeEngine: (options: Eng
     const due = await engine
       .execute(
         select(ConformanceJob, ["id"])
-          .where({ nextAttemptAt: { lte: sql.now() } })
+          .where({ nextAttemptAt: op.lte(sql.now()) })
           .orderBy("nextAttemptAt"),
       )
       .all();

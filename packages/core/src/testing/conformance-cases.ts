@@ -4,6 +4,7 @@ import { createIndexes, createTable } from "../builder/ddl.js";
 import { deleteFrom } from "../builder/delete-builder.js";
 import type { Executable } from "../builder/executable.js";
 import { insert } from "../builder/insert-builder.js";
+import { op } from "../builder/op.js";
 import { select } from "../builder/select-builder.js";
 import { update } from "../builder/update-builder.js";
 import type { Engine } from "../engine/engine.js";
@@ -65,7 +66,7 @@ export const conformanceCases = {
   "select.where": {
     build: () =>
       select(ConformanceJob, ["id", "attempts"])
-        .where({ consumer: "billing", attempts: { gte: 0 } })
+        .where({ consumer: "billing", attempts: op.gte(0) })
         .orderBy("nextAttemptAt", "desc")
         .orderBy("id")
         .limit(5)
@@ -80,22 +81,20 @@ export const conformanceCases = {
   "select.operators": {
     build: () =>
       select(ConformanceJob, ["id"])
-        .where(
-          or({ status: { in: ["sending", "sent"] } }, and({ idempotencyKey: { isNull: true } }, not({ attempts: { between: [0, 1] } }))),
-        )
+        .where(or({ status: op.in(["sending", "sent"]) }, and({ idempotencyKey: op.isNull(true) }, not({ attempts: op.between(0, 1) }))))
         .orderBy("id"),
     check: async (engine, query) => {
       expect(idsOf((await rowsOf(engine, query)) as { id: string }[])).toEqual([JOB_IDS[1], JOB_IDS[2]]);
     },
   },
   "select.like": {
-    build: () => select(ConformanceJob, ["id"]).where({ consumer: { like: "bill%" }, idempotencyKey: { ne: null } }),
+    build: () => select(ConformanceJob, ["id"]).where({ consumer: op.like("bill%"), idempotencyKey: op.isNull(false) }),
     check: async (engine, query) => {
       expect(await rowsOf(engine, query)).toEqual([{ id: JOB_IDS[0] }]);
     },
   },
   "select.likeEscape": {
-    build: () => select(ConformanceJob, ["consumer"]).where({ consumer: { like: "a\\_b\\%" } }),
+    build: () => select(ConformanceJob, ["consumer"]).where({ consumer: op.like("a\\_b\\%") }),
     check: async (engine, query) => {
       const rows = ["a_b%", "axb%", "a_bz", "A_B%"].map((consumer, i) => ({
         ...duplicateOfFirst,
@@ -110,19 +109,19 @@ export const conformanceCases = {
     },
   },
   "select.ilike": {
-    build: () => select(ConformanceJob, ["id"]).where({ consumer: { ilike: "MAIL" } }),
+    build: () => select(ConformanceJob, ["id"]).where({ consumer: op.ilike("MAIL") }),
     check: async (engine, query) => {
       expect(await rowsOf(engine, query)).toEqual([{ id: JOB_IDS[2] }]);
     },
   },
   "select.emptyIn": {
-    build: () => select(ConformanceJob, ["id"]).where({ id: { in: [] } }),
+    build: () => select(ConformanceJob, ["id"]).where({ id: op.in([]) }),
     check: async (engine, query) => {
       expect(await rowsOf(engine, query)).toEqual([]);
     },
   },
   "select.emptyNotIn": {
-    build: () => select(ConformanceJob, ["id"]).where({ id: { notIn: [] } }),
+    build: () => select(ConformanceJob, ["id"]).where({ id: op.notIn([]) }),
     check: async (engine, query) => {
       expect(await rowsOf(engine, query)).toHaveLength(3);
     },
@@ -195,7 +194,7 @@ export const conformanceCases = {
     build: () =>
       update(ConformanceJob)
         .set({ status: "sending", attempts: sql.raw("attempts + 1"), updatedAt: sql.now() })
-        .where({ id: { in: claimable().limit(1).forUpdate({ skipLocked: true }).asSubquery("id") } })
+        .where({ id: op.in(claimable().limit(1).forUpdate({ skipLocked: true }).asSubquery("id")) })
         .returning(["id", "attempts"]),
     check: async (engine, query) => {
       expect(await engine.transaction(async (tx) => tx.execute(query).all())).toEqual([{ id: JOB_IDS[0], attempts: 1 }]);
@@ -205,7 +204,7 @@ export const conformanceCases = {
     build: () =>
       update(ConformanceJob)
         .set({ status: "sending" })
-        .where({ id: { in: claimable().limit(1).asSubquery("id") } }),
+        .where({ id: op.in(claimable().limit(1).asSubquery("id")) }),
     check: async (engine, query) => {
       expect(await engine.transaction(async (tx) => tx.execute(query).rowsAffected())).toBe(1);
       expect((await engine.execute(job(JOB_IDS[0])).one()).status).toBe("sending");
@@ -215,13 +214,13 @@ export const conformanceCases = {
     build: () =>
       insert(ConformanceJob)
         .values(duplicateOfFirst)
-        .onConflictDoNothing(["consumer", "idempotencyKey"], { where: { idempotencyKey: { isNull: false } } }),
+        .onConflictDoNothing(["consumer", "idempotencyKey"], { where: { idempotencyKey: op.isNull(false) } }),
     check: async (engine, query) => {
       expect(await engine.execute(query).rowsAffected()).toBe(0);
       // Without a key nothing is deduplicated.
       const keyless = insert(ConformanceJob)
         .values({ ...duplicateOfFirst, idempotencyKey: null })
-        .onConflictDoNothing(["consumer", "idempotencyKey"], { where: { idempotencyKey: { isNull: false } } });
+        .onConflictDoNothing(["consumer", "idempotencyKey"], { where: { idempotencyKey: op.isNull(false) } });
       expect(await engine.execute(keyless).rowsAffected()).toBe(1);
     },
   },
@@ -232,7 +231,7 @@ export const conformanceCases = {
         .onConflictDoUpdate(
           ["consumer", "idempotencyKey"],
           { status: "failed", nextAttemptAt: T1 },
-          { indexWhere: { idempotencyKey: { isNull: false } }, updateWhere: { attempts: { lt: 5 } } },
+          { indexWhere: { idempotencyKey: op.isNull(false) }, updateWhere: { attempts: op.lt(5) } },
         ),
     check: async (engine, query) => {
       await engine.execute(query).rowsAffected();
