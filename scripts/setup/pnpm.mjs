@@ -29,7 +29,8 @@ export function ensurePnpm(root, log) {
     throw new Error(`.tools/pnpm/package.json pins pnpm ${manifest.dependencies?.pnpm}, package.json asks for ${version}: make them agree`);
   }
   const binDir = join(toolDir, "node_modules", ".bin");
-  if (installedVersion(toolDir) !== version || !existsSync(join(binDir, "pnpm"))) {
+  const bin = join(binDir, process.platform === "win32" ? "pnpm.cmd" : "pnpm");
+  if (installedVersion(toolDir) !== version || !existsSync(bin)) {
     log(`installing pnpm ${version} into .tools/pnpm (npm ci)`);
     const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], {
       cwd: toolDir,
