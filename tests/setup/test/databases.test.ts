@@ -56,10 +56,13 @@ describe("npm test's check of the test servers", () => {
       const pg = createRequire(join(repo, "packages/dialect-postgres/package.json"))("pg");
       const admin = new pg.Client({ connectionString: withDatabase(PG_URL, "postgres") });
       await admin.connect();
+      // A bounded wait: a lock held elsewhere fails the hook with a message instead of hanging it.
+      await admin.query("SET lock_timeout = '30s'");
       await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
       await admin.end();
       const mysql = createRequire(join(repo, "packages/dialect-mysql/package.json"))("mysql2/promise");
       const connection = await mysql.createConnection({ uri: withDatabase(MYSQL_URL, "") });
+      await connection.query("SET SESSION lock_wait_timeout = 30");
       await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
       await connection.end();
     });
