@@ -70,6 +70,7 @@ export type { EngineOptions } from "./engine/engine.js";
 export { createEngine, Engine } from "./engine/engine.js";
 export type { Executor, TransactionHandle, TransactionOptions } from "./engine/executor.js";
 export type { QueryEvent } from "./engine/query-event.js";
+export type { ExecutedQuery } from "./engine/query-result.js";
 export { QueryResult } from "./engine/query-result.js";
 export type { OperatorsMode } from "./engine/refuse-plain-operators.js";
 export { Session } from "./engine/session.js";

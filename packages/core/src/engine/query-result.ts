@@ -1,15 +1,19 @@
 import { NoResultError, TooManyResultsError } from "../errors.js";
 
+/** What `await db.execute(query)` resolves to. */
 export interface ExecutedQuery<R> {
+  /** The rows returned (empty for a statement that returns none). */
   readonly rows: R[];
+  /** Rows inserted, updated or deleted (for a select: rows returned). */
   readonly rowsAffected: number;
 }
 
 /**
- * What `execute()` returns. The statement runs once, when the first accessor is awaited; later
- * accessors reuse that run.
+ * What `execute()` returns: awaiting it, or any accessor, runs the statement; it runs once, and
+ * every later accessor (or await) reuses that run. Statements on the engine or a session run when
+ * first awaited; on a transaction, `execute()` issues the statement at once (see `Transaction`).
  */
-export class QueryResult<R> {
+export class QueryResult<R> implements PromiseLike<ExecutedQuery<R>> {
   readonly #start: () => Promise<ExecutedQuery<R>> | ExecutedQuery<R>;
   /** The run: its promise, or its result when the statement ran at once (see Executor.runCompiled). */
   #run: Promise<ExecutedQuery<R>> | ExecutedQuery<R> | undefined;
@@ -17,6 +21,36 @@ export class QueryResult<R> {
   /** `start` runs the statement: a promise of its result, or the result itself when it ran at once. */
   constructor(start: () => Promise<ExecutedQuery<R>> | ExecutedQuery<R>) {
     this.#start = start;
+  }
+
+  /** A result whose statement is already under way (or done): nothing runs on first use. */
+  static issued<R>(run: Promise<ExecutedQuery<R>>): QueryResult<R> {
+    const result = new QueryResult<R>(startedElsewhere);
+    result.#run = run;
+    return result;
+  }
+
+  /**
+   * `await db.execute(q)`: runs the statement (once) and resolves to its rows and row count. A
+   * statement a synchronous driver ran at once still reaches the callbacks asynchronously.
+   */
+  // biome-ignore lint/suspicious/noThenProperty: a thenable on purpose, so that `await db.execute(q)` runs the statement.
+  then<T1 = ExecutedQuery<R>, T2 = never>(
+    onfulfilled?: ((value: ExecutedQuery<R>) => T1 | PromiseLike<T1>) | null,
+    onrejected?: ((reason: unknown) => T2 | PromiseLike<T2>) | null,
+  ): Promise<T1 | T2> {
+    const run = this.#result();
+    return (run instanceof Promise ? run : Promise.resolve(run)).then(onfulfilled, onrejected);
+  }
+
+  /** Runs the statement (once); a failure goes to `onrejected`, as with a promise. */
+  catch<T = never>(onrejected?: ((reason: unknown) => T | PromiseLike<T>) | null): Promise<ExecutedQuery<R> | T> {
+    return this.then(undefined, onrejected);
+  }
+
+  /** Runs the statement (once); `onfinally` runs whether it succeeded or failed, as with a promise. */
+  finally(onfinally?: (() => void) | null): Promise<ExecutedQuery<R>> {
+    return this.then().finally(onfinally);
   }
 
   /** The run, started on first use; never throws, a failure is a rejected promise. */
@@ -71,6 +105,10 @@ export class QueryResult<R> {
     const run = this.#result();
     return run instanceof Promise ? run.then(affectedOf) : Promise.resolve(run.rowsAffected);
   }
+}
+
+function startedElsewhere(): never {
+  throw new Error("unreachable: an issued QueryResult has its run");
 }
 
 const rowsOf = <R>(result: ExecutedQuery<R>): R[] => result.rows;
