@@ -121,6 +121,11 @@ export class QueryError extends TempestError {
   get retryable(): boolean {
     return RETRYABLE.has(this.kind);
   }
+
+  /** True when the statement may or may not have taken effect (a COMMIT whose answer never came). */
+  get outcomeUnknown(): boolean {
+    return false;
+  }
 }
 
 /** A deadlock, serialization failure or lock-wait timeout: retry the whole transaction. */
@@ -135,7 +140,49 @@ export class ConstraintViolationError extends QueryError {
 
 /** The connection dropped or could not be opened. The pool discards the connection. */
 export class ConnectionError extends QueryError {
-  static override readonly code = "CONNECTION_ERROR";
+  static override readonly code: string = "CONNECTION_ERROR";
+}
+
+/**
+ * COMMIT was sent and the connection dropped before the server answered: the transaction may have
+ * committed or not. Never retryable, and `retryOnDeadlock` never runs the callback again after it:
+ * check the database (for example by an idempotency key) before doing the work again.
+ */
+export class CommitOutcomeUnknownError extends ConnectionError {
+  static override readonly code = "COMMIT_OUTCOME_UNKNOWN";
+
+  override get retryable(): boolean {
+    return false;
+  }
+
+  override get outcomeUnknown(): boolean {
+    return true;
+  }
+}
+
+/**
+ * A statement failed inside the transaction (outside any nested `transaction()`), and the callback
+ * carried on: the transaction was rolled back instead of committed. Also the refusal of a statement
+ * issued after that failure, which is not sent. `cause` is the statement's own error.
+ */
+export class TransactionFailedError extends TempestError {
+  static override readonly code = "TRANSACTION_FAILED";
+  /** The error of the statement that failed the transaction. */
+  declare readonly cause: unknown;
+
+  constructor(message: string, failure: unknown) {
+    super(message, { cause: failure });
+  }
+
+  /** Running the whole transaction again may succeed: the statement that failed it was a deadlock or the like. */
+  get retryable(): boolean {
+    return QueryError.isInstance(this.cause) && this.cause.retryable;
+  }
+}
+
+/** A statement was issued on a transaction handle after its callback had returned; nothing was sent. */
+export class TransactionFinishedError extends TempestError {
+  static override readonly code = "TRANSACTION_FINISHED";
 }
 
 export function queryErrorClass(kind: QueryErrorKind): typeof QueryError {

@@ -153,7 +153,8 @@ describe("locks", () => {
       engine.transaction(async (tx) => {
         await tx.execute(sql.raw("SET SESSION innodb_lock_wait_timeout = 1")).rowsAffected();
         try {
-          return await tx.execute(select(Account).where({ id: 1 }).forUpdate()).all();
+          // In a savepoint, so that the failure leaves the transaction usable for the reset below.
+          return await tx.transaction((inner) => inner.execute(select(Account).where({ id: 1 }).forUpdate()).all());
         } finally {
           await tx.execute(sql.raw("SET SESSION innodb_lock_wait_timeout = DEFAULT")).rowsAffected();
         }

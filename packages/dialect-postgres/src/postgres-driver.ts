@@ -40,7 +40,8 @@ class PostgresConnection implements DriverConnection {
 function toDriverResult(result: pg.QueryResult | pg.QueryArrayResult): DriverResult {
   // A multi-statement raw query yields one result per statement: report the last.
   const last = Array.isArray(result) ? (result[result.length - 1] as pg.QueryResult) : result;
-  return { rows: last?.rows ?? [], rowsAffected: last?.rowCount ?? 0 };
+  // The command tag matters after COMMIT: an aborted transaction answers it with ROLLBACK.
+  return { rows: last?.rows ?? [], rowsAffected: last?.rowCount ?? 0, command: last?.command };
 }
 
 const guarded = new WeakSet<pg.PoolClient>();

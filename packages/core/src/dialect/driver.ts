@@ -11,6 +11,11 @@ export interface DriverQuery {
 export interface DriverResult {
   readonly rows: readonly unknown[];
   readonly rowsAffected: number;
+  /**
+   * The server's command tag, where the protocol has one (PostgreSQL: `INSERT`, `COMMIT`, ...).
+   * The engine reads it after COMMIT: a server that answers `ROLLBACK` rolled the transaction back.
+   */
+  readonly command?: string | undefined;
 }
 
 /** One connection, exclusively held until released. */

@@ -149,6 +149,30 @@ export class EngineCore {
     );
   }
 
+  /**
+   * A transaction-control statement (BEGIN, COMMIT, SAVEPOINT...): no parameters, no rows to decode.
+   * Resolves to the server's command tag, when the driver reports one.
+   */
+  control(connection: DriverConnection, sql: string): Promise<string | undefined> {
+    const compiled: CompiledQuery = { sql, params: [], kind: "rawStatement", columns: undefined };
+    const started = this.settings.onQuery ? performance.now() : 0;
+    let pending: Promise<DriverResult>;
+    try {
+      pending = connection.query({ sql, params: [], rowMode: "object" });
+    } catch (error) {
+      return Promise.reject(this.#failed(error, compiled, started, true));
+    }
+    return pending.then(
+      (result) => {
+        if (this.settings.onQuery) this.emit(compiled, started, result.rowsAffected, undefined, true);
+        return result.command;
+      },
+      (error: unknown) => {
+        throw this.#failed(error, compiled, started, true);
+      },
+    );
+  }
+
   #failed(error: unknown, compiled: CompiledQuery, started: number, inTransaction: boolean): QueryError {
     const wrapped = this.wrapError(error, compiled);
     this.emit(compiled, started, 0, wrapped, inTransaction);

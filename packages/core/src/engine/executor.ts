@@ -6,7 +6,7 @@ import type { CompiledQuery } from "../compiler/compiled-query.js";
 import type { BeginOptions } from "../compiler/sql-compiler.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import type { DriverConnection } from "../dialect/driver.js";
-import { TempestError, ValidationError } from "../errors.js";
+import { TransactionFinishedError, ValidationError } from "../errors.js";
 import type { Expression } from "../expression/expression.js";
 import { isExpression } from "../expression/expression.js";
 import type { EngineCore } from "./engine-core.js";
@@ -94,10 +94,13 @@ export abstract class BaseExecutor implements Executor {
   abstract transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options?: TransactionOptions): Promise<T>;
 }
 
-export function finishedError(): TempestError {
-  return new TempestError("This transaction has already finished; run the statement inside the transaction callback.");
+export function finishedError(): TransactionFinishedError {
+  return new TransactionFinishedError(
+    "This transaction has already finished: its callback returned, so the statement was not sent. Issue statements on the handle inside the callback, before it returns.",
+  );
 }
 
-export async function runSql(core: EngineCore, connection: DriverConnection, sql: string, inTransaction: boolean): Promise<void> {
-  await core.run(connection, { sql, params: [], kind: "rawStatement", columns: undefined }, inTransaction);
+/** A transaction-control statement; resolves to the server's command tag, where the driver reports one. */
+export function runSql(core: EngineCore, connection: DriverConnection, sql: string): Promise<string | undefined> {
+  return core.control(connection, sql);
 }

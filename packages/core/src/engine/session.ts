@@ -1,6 +1,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
-import { ConnectionError, RetryableTransactionError, ValidationError } from "../errors.js";
+import {
+  CommitOutcomeUnknownError,
+  ConnectionError,
+  RetryableTransactionError,
+  TransactionFailedError,
+  ValidationError,
+} from "../errors.js";
 import type { TransactionHandle, TransactionOptions } from "./executor.js";
 import { BaseExecutor, runSql } from "./executor.js";
 import type { ExecutedQuery } from "./query-result.js";
@@ -24,6 +30,17 @@ async function runGuarded<T>(core: object, fn: () => Promise<T>): Promise<T> {
   } finally {
     if (--guardedTransactions === 0) openTransactions.disable();
   }
+}
+
+/**
+ * Whether retryOnDeadlock may run the callback again: the server rolled the attempt back for a
+ * retryable reason. An error from COMMIT itself is retried only when the server answered it (a
+ * serialization failure at commit); an unknown outcome never is.
+ */
+function isRetryable(error: unknown, attempt: Attempt): boolean {
+  if (CommitOutcomeUnknownError.isInstance(error)) return false;
+  if (RetryableTransactionError.isInstance(error)) return true;
+  return !attempt.commitSent && TransactionFailedError.isInstance(error) && error.retryable;
 }
 
 /**
@@ -60,10 +77,11 @@ export class Session extends BaseExecutor {
   async transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const retries = options.retryOnDeadlock ?? 0;
     for (let attempt = 0; ; attempt++) {
+      const state: Attempt = { commitSent: false };
       try {
-        return await this.#once(fn, options);
+        return await this.#once(fn, options, state);
       } catch (error) {
-        if (attempt >= retries || !RetryableTransactionError.isInstance(error)) throw error;
+        if (attempt >= retries || !isRetryable(error, state)) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 6)));
       }
     }
@@ -81,36 +99,57 @@ export class Session extends BaseExecutor {
     }
   }
 
-  async #once<T>(fn: (tx: TransactionHandle) => Promise<T>, options: TransactionOptions): Promise<T> {
+  async #once<T>(fn: (tx: TransactionHandle) => Promise<T>, options: TransactionOptions, attempt: Attempt): Promise<T> {
     this.#refuseSelfDeadlock();
     await this.core.ready();
     const connection = await this.core.acquire();
-    const compiler = this.core.compiler;
+    const core = this.core;
     let broken = false;
-    const tx = new Transaction(this.core, connection, 1);
+    const tx = new Transaction(core, connection, 1);
+    const rollback = async (): Promise<void> => {
+      try {
+        await runSql(core, connection, "ROLLBACK");
+      } catch {
+        broken = true; // A connection that cannot roll back is not returned to the pool.
+      }
+    };
     try {
-      for (const sql of compiler.beginStatements(options)) await runSql(this.core, connection, sql, true);
+      for (const sql of core.compiler.beginStatements(options)) await runSql(core, connection, sql);
       let result: T;
       try {
-        result = this.core.driver.maxConnections === 1 ? await runGuarded(this.core, () => fn(tx)) : await fn(tx);
+        result = core.driver.maxConnections === 1 ? await runGuarded(core, () => fn(tx)) : await fn(tx);
       } catch (error) {
         tx.finish();
-        try {
-          await runSql(this.core, connection, "ROLLBACK", true);
-        } catch {
-          broken = true; // A connection that cannot roll back is not returned to the pool.
-        }
+        await tx.drain();
+        await rollback();
         throw error;
       }
+      // Statements issued in the callback and still queued run before COMMIT; one that failed dooms it.
       tx.finish();
+      await tx.drain();
+      if (tx.failure !== undefined) {
+        await rollback();
+        throw new TransactionFailedError(
+          "A statement failed inside this transaction and the callback went on: the transaction was rolled back, not committed (see cause).",
+          tx.failure,
+        );
+      }
+      attempt.commitSent = true;
+      let tag: string | undefined;
       try {
-        await runSql(this.core, connection, "COMMIT", true);
+        tag = await runSql(core, connection, "COMMIT");
       } catch (error) {
+        if (ConnectionError.isInstance(error)) throw commitOutcomeUnknown(error);
         // A failed COMMIT can leave the transaction open (SQLite busy): never pool it that way.
-        await runSql(this.core, connection, "ROLLBACK", true).catch(() => {
-          broken = true;
-        });
+        await rollback();
         throw error;
+      }
+      // PostgreSQL answers COMMIT in an aborted transaction with the tag ROLLBACK and no error.
+      if (tag === "ROLLBACK") {
+        throw new TransactionFailedError(
+          "The server rolled this transaction back instead of committing it: a statement in it failed without the engine seeing the error.",
+          undefined,
+        );
       }
       return result;
     } catch (error) {
@@ -121,4 +160,22 @@ export class Session extends BaseExecutor {
       await connection.release(broken);
     }
   }
+}
+
+/** Whether COMMIT was sent on this attempt: from then on the callback never runs again. */
+interface Attempt {
+  commitSent: boolean;
+}
+
+function commitOutcomeUnknown(error: ConnectionError): CommitOutcomeUnknownError {
+  const reason = error.message.split("\n")[0];
+  return new CommitOutcomeUnknownError({
+    message: `The connection failed after COMMIT was sent, so whether the transaction committed is unknown (${reason})`,
+    sql: error.sql,
+    params: error.params,
+    kind: error.kind,
+    driverCode: error.driverCode,
+    constraint: error.constraint,
+    cause: error,
+  });
 }

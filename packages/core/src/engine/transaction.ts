@@ -1,57 +1,215 @@
+import type { Executable } from "../builder/executable.js";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
 import type { DriverConnection } from "../dialect/driver.js";
-import { ValidationError } from "../errors.js";
+import { QueryError, TransactionFailedError, ValidationError } from "../errors.js";
+import type { Expression } from "../expression/expression.js";
 import type { EngineCore } from "./engine-core.js";
 import type { TransactionHandle, TransactionOptions } from "./executor.js";
-import { BaseExecutor, finishedError, runSql } from "./executor.js";
+import { BaseExecutor, finishedError, toNode } from "./executor.js";
 import type { ExecutedQuery } from "./query-result.js";
+import { QueryResult } from "./query-result.js";
 
 let savepointCounter = 0;
 
-/** A transaction bound to one connection. `transaction()` inside it opens a savepoint. */
+const noop = (): void => {};
+
+/**
+ * The statements of one connection's transaction, in the order they were issued: one runs at a time
+ * whatever the caller awaits. Shared by the transaction and its savepoints.
+ */
+interface Lane {
+  readonly core: EngineCore;
+  readonly connection: DriverConnection;
+  /** Statements issued and not yet settled. */
+  inFlight: number;
+  /** The last issued statement (settled when inFlight is 0). */
+  tail: Promise<unknown> | undefined;
+}
+
+/**
+ * A transaction bound to one connection. `transaction()` inside it opens a savepoint.
+ *
+ * `execute()` issues the statement at once: it joins the connection's queue and runs after every
+ * statement issued before it, and the commit waits for it whether or not it was awaited. A statement
+ * that fails marks this level (the transaction, or the savepoint it ran in) failed: later statements
+ * are refused without being sent, and the level ends in a rollback and a TransactionFailedError.
+ */
 export class Transaction extends BaseExecutor implements TransactionHandle {
   readonly connection: DriverConnection;
   readonly depth: number;
+  readonly #lane: Lane;
+  readonly #parent: Transaction | undefined;
   #finished = false;
+  /** The first statement failure at this level. */
+  #failure: QueryError | undefined;
+  /** The savepoint open on this handle, until it settles: statements on this handle wait for none, they are refused. */
+  #child: Promise<unknown> | undefined;
 
-  constructor(core: EngineCore, connection: DriverConnection, depth: number) {
+  constructor(core: EngineCore, connection: DriverConnection, depth: number, parent?: Transaction) {
     super(core);
     this.connection = connection;
     this.depth = depth;
+    this.#parent = parent;
+    this.#lane = parent ? parent.#lane : { core, connection, inFlight: 0, tail: undefined };
   }
 
+  /** The callback returned: statements issued from now on are refused. Those already issued still run. */
   finish(): void {
     this.#finished = true;
   }
 
-  async runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
-    if (this.#finished) throw finishedError();
-    return this.core.run<R>(this.connection, compiled, true);
+  /** The first statement that failed at this level, when one did. */
+  get failure(): QueryError | undefined {
+    return this.#failure;
   }
 
-  async transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    if (this.#finished) throw finishedError();
-    if (options.isolation || options.readOnly || options.retryOnDeadlock) {
-      throw new ValidationError(
-        "A nested transaction is a savepoint: isolation, readOnly and retryOnDeadlock belong to the outermost transaction",
-      );
-    }
-    if (!this.core.capabilities.savepoints)
-      this.core.compiler.unsupported("savepoints (nested transactions)", "Run the work in the outer transaction.");
-    const name = `tempest_sp_${++savepointCounter}`;
-    const compiler = this.core.compiler;
-    await runSql(this.core, this.connection, compiler.savepointSql(name), true);
-    const nested = new Transaction(this.core, this.connection, this.depth + 1);
-    try {
-      const result = await fn(nested);
-      nested.finish();
-      await runSql(this.core, this.connection, compiler.releaseSavepointSql(name), true);
-      return result;
-    } catch (error) {
-      nested.finish();
-      await runSql(this.core, this.connection, compiler.rollbackToSavepointSql(name), true);
-      await runSql(this.core, this.connection, compiler.releaseSavepointSql(name), true);
-      throw error;
+  /** Settles once every statement issued on this connection, and any savepoint open on this handle, has settled. */
+  drain(): Promise<void> | undefined {
+    if (this.#child === undefined && this.#lane.inFlight === 0) return undefined;
+    return this.#drainLoop();
+  }
+
+  async #drainLoop(): Promise<void> {
+    for (;;) {
+      if (this.#child !== undefined) await this.#child.then(noop, noop);
+      else if (this.#lane.inFlight > 0) await this.#lane.tail?.then(noop, noop);
+      else return;
     }
   }
+
+  override execute<R>(query: Executable<R>): QueryResult<R>;
+  override execute(query: Expression<any>): QueryResult<Record<string, unknown>>;
+  override execute(query: Executable<unknown> | Expression<any>): QueryResult<any> {
+    // Built and validated now, so bad input throws at the call site; issued at once, in order.
+    const node = toNode(query);
+    let run: Promise<ExecutedQuery<unknown>>;
+    try {
+      run = this.runCompiled(this.core.compiler.compile(node));
+    } catch (error) {
+      run = Promise.reject(error);
+    }
+    return QueryResult.issued(run);
+  }
+
+  runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
+    this.#refuseIssue();
+    return this.#enqueue<R>(() => this.core.run<R>(this.connection, compiled, true), true);
+  }
+
+  /** Refusals decided when the statement is issued: nothing is queued. */
+  #refuseIssue(): void {
+    if (this.#finished) throw finishedError();
+    if (this.#child !== undefined) {
+      throw new ValidationError(
+        "A nested transaction (savepoint) is open on this handle: run the statement on the nested handle, or after its transaction() settles.",
+      );
+    }
+  }
+
+  /** The failure that dooms this level: its own, or an enclosing level's. */
+  #doom(): QueryError | undefined {
+    for (let level: Transaction | undefined = this; level; level = level.#parent) {
+      if (level.#failure !== undefined) return level.#failure;
+    }
+    return undefined;
+  }
+
+  /**
+   * Runs `send` after every statement issued before it. When nothing is in flight (statements awaited
+   * one at a time) it is sent at once; the bookkeeping costs one promise, as an async frame would.
+   */
+  #enqueue<R>(send: () => Promise<ExecutedQuery<R>>, checked: boolean): Promise<ExecutedQuery<R>> {
+    const lane = this.#lane;
+    const start = (): Promise<ExecutedQuery<R>> => {
+      const doom = checked ? this.#doom() : undefined;
+      if (doom !== undefined) {
+        return Promise.reject(
+          new TransactionFailedError(
+            "Not sent: an earlier statement of this transaction failed, so the transaction will be rolled back (see cause).",
+            doom,
+          ),
+        );
+      }
+      return send();
+    };
+    const started = lane.inFlight === 0 || lane.tail === undefined ? start() : lane.tail.then(start, start);
+    lane.inFlight++;
+    const settled: Promise<ExecutedQuery<R>> = started.then(
+      (result) => {
+        lane.inFlight--;
+        return result;
+      },
+      (error: unknown) => {
+        lane.inFlight--;
+        if (QueryError.isInstance(error)) this.#failure ??= error;
+        // The transaction reports a failure (and the refusals after it) itself: an unawaited statement
+        // must not also crash the process with an unhandled rejection.
+        if (QueryError.isInstance(error) || TransactionFailedError.isInstance(error)) settled.catch(noop);
+        throw error;
+      },
+    );
+    lane.tail = settled;
+    return settled;
+  }
+
+  /** A control statement (SAVEPOINT, RELEASE, ROLLBACK TO) at this level, in the queue. */
+  #control(sql: string, checked: boolean): Promise<unknown> {
+    return this.#enqueue(() => this.core.control(this.connection, sql).then(() => EMPTY), checked);
+  }
+
+  transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    try {
+      this.#refuseIssue();
+      if (options.isolation || options.readOnly || options.retryOnDeadlock) {
+        throw new ValidationError(
+          "A nested transaction is a savepoint: isolation, readOnly and retryOnDeadlock belong to the outermost transaction",
+        );
+      }
+      if (!this.core.capabilities.savepoints)
+        this.core.compiler.unsupported("savepoints (nested transactions)", "Run the work in the outer transaction.");
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const run = this.#savepoint(fn);
+    this.#child = run;
+    return run.finally(() => {
+      if (this.#child === run) this.#child = undefined;
+    });
+  }
+
+  async #savepoint<T>(fn: (tx: TransactionHandle) => Promise<T>): Promise<T> {
+    const name = `tempest_sp_${++savepointCounter}`;
+    const compiler = this.core.compiler;
+    await this.#control(compiler.savepointSql(name), true);
+    const nested = new Transaction(this.core, this.connection, this.depth + 1, this);
+    let result: T;
+    try {
+      result = await fn(nested);
+    } catch (error) {
+      nested.finish();
+      await nested.drain();
+      await this.#undo(name);
+      throw error;
+    }
+    nested.finish();
+    await nested.drain();
+    const failure = nested.#failure;
+    if (failure !== undefined) {
+      await this.#undo(name);
+      throw new TransactionFailedError(
+        "A statement failed inside this nested transaction and its callback went on: the savepoint was rolled back, not released (see cause).",
+        failure,
+      );
+    }
+    await this.#control(compiler.releaseSavepointSql(name), false);
+    return result;
+  }
+
+  async #undo(name: string): Promise<void> {
+    const compiler = this.core.compiler;
+    await this.#control(compiler.rollbackToSavepointSql(name), false);
+    await this.#control(compiler.releaseSavepointSql(name), false);
+  }
 }
+
+const EMPTY: ExecutedQuery<never> = Object.freeze({ rows: [], rowsAffected: 0 }) as ExecutedQuery<never>;
