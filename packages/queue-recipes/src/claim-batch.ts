@@ -47,10 +47,11 @@ export function claimPlan(db: Pick<Executor, "capabilities" | "dialectName">): C
 }
 
 /**
- * Claims up to `size` due messages, oldest first: sets them `sending`, adds one to `attempts` in
- * SQL and stamps `updatedAt` with the database clock. Concurrent callers — other connections or
- * processes — get disjoint batches. The returned rows carry the new `attempts`, which is the claim's
- * fencing token for `markSent` / `requeue` / `markFailed`.
+ * Claims up to `size` due messages, oldest first: sets them `sending`, adds one to the fence in SQL
+ * (`claimToken` where the model has it, otherwise `attempts`) and stamps `updatedAt` with the
+ * database clock. Concurrent callers — other connections or processes — get disjoint batches. The
+ * returned rows carry the new fence value, the claim's token for `markSent` / `requeue` /
+ * `markFailed` / `extendLease`.
  */
 export async function claimBatch<M extends ModelClass<any>>(db: Executor, model: M, options: ClaimOptions): Promise<InferModel<M>[]> {
   const size = options.size;
@@ -89,7 +90,8 @@ function claimSet(q: QueueTable): Record<string, unknown> {
   return cachedStatement(q, "claimSet", () =>
     Object.freeze({
       [q.f.status]: q.s.sending,
-      [q.f.attempts]: sql.expr`${sql.ref(q.f.attempts)} + 1`,
+      // The fence: the claim token where the table has one (attempts then counts failures only).
+      [q.fence]: sql.expr`${sql.ref(q.fence)} + 1`,
       [q.f.updatedAt]: sql.now(),
     }),
   );

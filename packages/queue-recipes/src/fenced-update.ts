@@ -1,5 +1,5 @@
 import type { Executor } from "tempest-db-js";
-import { op, update } from "tempest-db-js";
+import { op, select, update } from "tempest-db-js";
 import { chunk } from "./chunk.js";
 import type { QueueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
@@ -12,31 +12,54 @@ export interface SettleResult {
 
 /**
  * Updates claimed rows only while they are still the claim this worker holds: status `sending`
- * and the `attempts` value the claim returned. A reclaimed row (queued again, or claimed anew with
- * a higher attempts) does not match, so a worker that outlived its lease changes nothing. Claims
- * sharing an attempts value go in one statement; a batch usually needs one.
+ * and the fence value (`claimToken`, or `attempts` without one) the claim returned. A reclaimed row
+ * (queued again, or claimed anew with a higher token) does not match, so a worker that outlived its
+ * lease changes nothing. Claims sharing a token value go in one statement; a batch usually needs one.
+ *
+ * With `lost`, the claims that did not match are collected there (read back where the UPDATE has
+ * no RETURNING), for a heartbeat that must tell which deliveries to stop.
  */
 export async function fencedUpdate(
   db: Executor,
   q: QueueTable,
   claims: readonly Record<string, unknown>[],
   set: (group: readonly Record<string, unknown>[]) => Record<string, unknown>,
+  lost?: Record<string, unknown>[],
 ): Promise<SettleResult> {
-  const byAttempts = new Map<unknown, Record<string, unknown>[]>();
+  const byToken = new Map<unknown, Record<string, unknown>[]>();
   for (const claim of claims) {
-    const attempts = claim[q.f.attempts];
-    const group = byAttempts.get(attempts);
+    const token = claim[q.fence];
+    const group = byToken.get(token);
     if (group) group.push(claim);
-    else byAttempts.set(attempts, [claim]);
+    else byToken.set(token, [claim]);
   }
   const perStatement = Math.max(1, Math.floor(db.capabilities.maxParams / 3) - 8);
   let applied = 0;
-  for (const [attempts, group] of byAttempts) {
+  for (const [token, group] of byToken) {
     for (const part of chunk(group, perStatement)) {
+      const where = { [q.f.id]: op.in(part.map((c) => c[q.f.id])), [q.f.status]: q.s.sending, [q.fence]: token };
       const statement = update(q.model)
         .set(set(part) as any)
-        .where({ [q.f.id]: op.in(part.map((c) => c[q.f.id])), [q.f.status]: q.s.sending, [q.f.attempts]: attempts } as any);
-      applied += await retryStatement(db, () => db.execute(statement).rowsAffected());
+        .where(where as any);
+      if (!lost) {
+        applied += await retryStatement(db, () => db.execute(statement).rowsAffected());
+        continue;
+      }
+      let kept: Set<unknown>;
+      if (db.capabilities.returningUpdate) {
+        const rows = await retryStatement(db, () => db.execute(statement.returning([q.f.id] as any)).all());
+        kept = new Set(rows.map((r) => (r as Record<string, unknown>)[q.f.id]));
+      } else {
+        const count = await retryStatement(db, () => db.execute(statement).rowsAffected());
+        if (count === part.length) kept = new Set(part.map((c) => c[q.f.id]));
+        else {
+          // Read back which rows still carry this claim (only this claim could have written them).
+          const rows = await db.execute(select(q.model, [q.f.id] as any).where(where as any)).all();
+          kept = new Set(rows.map((r) => (r as Record<string, unknown>)[q.f.id]));
+        }
+      }
+      applied += kept.size;
+      for (const c of part) if (!kept.has(c[q.f.id])) lost.push(c);
     }
   }
   return { applied, stale: claims.length - applied };

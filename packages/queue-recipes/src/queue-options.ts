@@ -10,7 +10,21 @@ export interface QueueFields {
   readonly attempts: string;
   readonly nextAttemptAt: string;
   readonly updatedAt: string;
+  /**
+   * Optional: an integer column every claim and reclaim advances, the fence for settlements and
+   * heartbeats. With it `attempts` counts failed deliveries only, so a reclaim after a lease expiry
+   * is not an attempt against `maxAttempts`. Without it `attempts` is both the count and the fence.
+   */
+  readonly claimToken: string;
+  /** Optional: a text column holding the last delivery error's message. */
+  readonly lastError: string;
+  /** Optional: a datetime column holding when the last delivery failed (database clock). */
+  readonly lastErrorAt: string;
 }
+
+/** The fields a queue table may go without; the features that need them are then off. */
+export const optionalFields = ["claimToken", "lastError", "lastErrorAt"] as const;
+export type OptionalField = (typeof optionalFields)[number];
 
 /** The values of the status field for each stage of a message. */
 export interface QueueStatuses {
@@ -38,6 +52,9 @@ export const defaultFields: QueueFields = Object.freeze({
   attempts: "attempts",
   nextAttemptAt: "nextAttemptAt",
   updatedAt: "updatedAt",
+  claimToken: "claimToken",
+  lastError: "lastError",
+  lastErrorAt: "lastErrorAt",
 });
 
 export const defaultStatuses: QueueStatuses = Object.freeze({

@@ -15,8 +15,9 @@ const RECLAIM_BATCH = 500;
 
 /**
  * Puts messages left in `sending` past their lease — their worker crashed, hung or lost its
- * connection — back to `queued`, due at once. `attempts` is left as it is: the next claim adds one,
- * so the old worker's fencing token no longer matches and its late completion changes nothing.
+ * connection — back to `queued`, due at once. Without a claim token `attempts` is left as it is:
+ * the next claim adds one, so the old worker's fencing token no longer matches and its late
+ * completion changes nothing. With one, the token is advanced here and `attempts` is left alone.
  * Returns how many messages were reclaimed.
  *
  * Where rows can be locked, the expired rows are selected `FOR UPDATE SKIP LOCKED` first: a row
@@ -29,7 +30,10 @@ export async function reclaimExpired(db: Executor, model: ModelClass<any>, optio
     throw new ValidationError("reclaimExpired: leaseSeconds must be a number ≥ 0");
   const q = queueTable(model, options);
   const expired = { [q.f.status]: q.s.sending, [q.f.updatedAt]: op.lt(sql.nowPlusSeconds(-leaseSeconds)) };
-  const set = { [q.f.status]: q.s.queued, [q.f.nextAttemptAt]: sql.now(), [q.f.updatedAt]: sql.now() };
+  const set: Record<string, unknown> = { [q.f.status]: q.s.queued, [q.f.nextAttemptAt]: sql.now(), [q.f.updatedAt]: sql.now() };
+  // With a claim token the reclaim advances it too, so the old holder's heartbeat and settlements
+  // are fenced out at once; `attempts` (failures only) is not touched: an expiry is not a failure.
+  if (q.has.claimToken) set[q.f.claimToken] = sql.expr`${sql.ref(q.f.claimToken)} + 1`;
   const caps = db.capabilities;
   if (!caps.rowLocks || !caps.skipLocked) {
     // Serialized writers (SQLite) have no row to wait for; without SKIP LOCKED a lock wait is the best there is.

@@ -4,6 +4,7 @@ import type { Backoff } from "./backoff.js";
 import { backoffSeconds } from "./backoff.js";
 import type { SettleResult } from "./fenced-update.js";
 import { fencedUpdate } from "./fenced-update.js";
+import { failureSet } from "./failure-set.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
@@ -11,6 +12,13 @@ import { queueTable } from "./queue-table.js";
 export interface RequeueOptions extends QueueOptions {
   /** How long each message waits before its next attempt (default: exponential from 1 s with jitter). */
   readonly backoff?: Backoff;
+  /** The error each claim failed with, recorded in `lastError` / `lastErrorAt` where the table has them. */
+  readonly errorOf?: (claim: object) => unknown;
+  /**
+   * Give the claims back without counting a failure (work not done: a worker stopping), due at
+   * once. Default false.
+   */
+  readonly release?: boolean;
 }
 
 /**
@@ -25,15 +33,25 @@ export function requeue(
   options: RequeueOptions = {},
 ): Promise<SettleResult> {
   const q = queueTable(model, options);
+  if (options.release) {
+    return fencedUpdate(db, q, claims as Record<string, unknown>[], () => ({
+      [q.f.status]: q.s.queued,
+      [q.f.nextAttemptAt]: sql.now(),
+      [q.f.updatedAt]: sql.now(),
+    }));
+  }
   return fencedUpdate(db, q, claims as Record<string, unknown>[], (group) => ({
     [q.f.status]: q.s.queued,
     [q.f.nextAttemptAt]: retryAt(q, group, options.backoff),
     [q.f.updatedAt]: sql.now(),
+    ...failureSet(q, group, options.errorOf),
   }));
 }
 
 function retryAt(q: QueueTable, group: readonly Record<string, unknown>[], backoff: Backoff | undefined): Expression<Date> {
-  const delays = group.map((claim) => backoffSeconds(Number(claim[q.f.attempts]), backoff));
+  // Failures so far, this one included: with a claim token `attempts` has not counted it yet.
+  const extra = q.has.claimToken ? 1 : 0;
+  const delays = group.map((claim) => backoffSeconds(Number(claim[q.f.attempts]) + extra, backoff));
   if (delays.every((d) => d === delays[0])) return sql.nowPlusSeconds(delays[0] ?? 0);
   // CASE id WHEN $1 THEN now()+d1 WHEN $2 THEN now()+d2 ... END, built as nested sql.expr fragments.
   let cases: Expression<unknown> = sql.raw("");

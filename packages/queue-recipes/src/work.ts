@@ -1,6 +1,7 @@
 import type { Executor, ModelClass } from "tempest-db-js";
 import { UnsupportedFeatureError, ValidationError } from "tempest-db-js";
-import type { Deliver, DrainOptions, DrainResult } from "./drain.js";
+import type { Deliver } from "./delivery.js";
+import type { DrainOptions, DrainResult } from "./drain.js";
 import { drain } from "./drain.js";
 import { queueTable } from "./queue-table.js";
 import { interruptibleSleep } from "./sleep.js";

@@ -1,0 +1,44 @@
+import type { Expression } from "tempest-db-js";
+import { sql } from "tempest-db-js";
+import type { QueueTable } from "./queue-table.js";
+
+/** Longest error text kept in `lastError` (a message, not a dump). */
+const MAX_ERROR_TEXT = 2000;
+
+/** What a failed delivery threw (or returned), as the text recorded in `lastError`. */
+export function errorText(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT - 1)}…` : text;
+}
+
+/**
+ * The assignments a failed delivery adds to its settlement: one more failure in `attempts` where a
+ * claim token is the fence (without one the claim already counted it), and the error's text and
+ * time where the table has those columns. Several claims' texts travel in one CASE on the id.
+ */
+export function failureSet(
+  q: QueueTable,
+  group: readonly Record<string, unknown>[],
+  errorOf: ((claim: object) => unknown) | undefined,
+): Record<string, unknown> {
+  const set: Record<string, unknown> = {};
+  if (q.has.claimToken) set[q.f.attempts] = sql.expr`${sql.ref(q.f.attempts)} + 1`;
+  if (errorOf && (q.has.lastError || q.has.lastErrorAt)) {
+    const texts = group.map((claim) => {
+      const error = errorOf(claim);
+      return error === undefined ? null : errorText(error);
+    });
+    if (q.has.lastError) set[q.f.lastError] = caseOnId(q, group, texts);
+    if (q.has.lastErrorAt) set[q.f.lastErrorAt] = sql.now();
+  }
+  return set;
+}
+
+function caseOnId(q: QueueTable, group: readonly Record<string, unknown>[], texts: readonly (string | null)[]): unknown {
+  if (texts.every((t) => t === texts[0])) return texts[0] ?? null;
+  let cases: Expression<unknown> = sql.raw("");
+  group.forEach((claim, i) => {
+    cases = sql.expr`${cases} WHEN ${claim[q.f.id]} THEN ${texts[i] ?? null}`;
+  });
+  return sql.expr<string>`CASE ${sql.ref(q.f.id)}${cases} ELSE NULL END`;
+}
