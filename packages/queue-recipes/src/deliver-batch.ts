@@ -151,7 +151,12 @@ export async function deliverBatch(
       const ms = settings.stopTimeoutMs;
       timers.push(
         setTimeout(
-          () => cutOff("abandoned", new DeliveryAbortError("stopping", `the worker is stopping and waited ${ms} ms for this delivery`), () => true),
+          () =>
+            cutOff(
+              "abandoned",
+              new DeliveryAbortError("stopping", `the worker is stopping and waited ${ms} ms for this delivery`),
+              () => true,
+            ),
           ms,
         ),
       );
@@ -174,7 +179,14 @@ export async function deliverBatch(
   const s = sent.length > 0 ? await markSent(db, model, sent, settings) : NONE;
   const r = retry.length > 0 ? await requeue(db, model, retry, { ...settings, errorOf }) : NONE;
   const f = failed.length > 0 ? await markFailed(db, model, failed, { ...settings, errorOf }) : NONE;
-  const a = abandoned ? await requeue(db, model, abandoned.map((d) => d.message), { ...settings, release: true }) : NONE;
+  const a = abandoned
+    ? await requeue(
+        db,
+        model,
+        abandoned.map((d) => d.message),
+        { ...settings, release: true },
+      )
+    : NONE;
   return {
     sent: s.applied,
     retried: r.applied + a.applied,

@@ -1,7 +1,7 @@
 import type { Executor, ModelClass } from "tempest-db-js";
 import { sql } from "tempest-db-js";
-import type { SettleResult } from "./fenced-update.js";
 import { failureSet } from "./failure-set.js";
+import type { SettleResult } from "./fenced-update.js";
 import { fencedUpdate } from "./fenced-update.js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";

@@ -1,11 +1,20 @@
 import type { Engine, InferModel, ModelClass } from "tempest-db-js";
 import { dropTable, select } from "tempest-db-js";
 import { ensureQueueSchema } from "../../src/index.js";
-import { deliveryModel, outboundModel } from "./models.js";
+import { deliveryModel, outboundModel, tokenModel } from "./models.js";
 
 /** Drops and recreates a queue table (with the recipes' indexes) and its deliveries table. */
 export async function freshQueue(engine: Engine, name: string) {
-  const Outbound = outboundModel(`qr_${name}`);
+  return freshQueueOf(engine, name, outboundModel);
+}
+
+/** freshQueue with the optional columns (claim token, last error). */
+export async function freshTokenQueue(engine: Engine, name: string) {
+  return freshQueueOf(engine, name, tokenModel);
+}
+
+async function freshQueueOf<M extends ModelClass<any>>(engine: Engine, name: string, make: (table: string) => M) {
+  const Outbound = make(`qr_${name}`);
   const Delivery = deliveryModel(`qr_${name}_deliveries`);
   await engine.execute(dropTable(Outbound, { ifExists: true })).rowsAffected();
   await engine.execute(dropTable(Delivery, { ifExists: true })).rowsAffected();

@@ -19,6 +19,17 @@ export function outboundModel(tablename: string) {
 
 export type OutboundModel = ReturnType<typeof outboundModel>;
 
+/** The guide's model plus the optional columns: a claim token and the last error's text and time. */
+export function tokenModel(tablename: string) {
+  return class TokenOutbound extends outboundModel(tablename) {
+    claimToken = column.integer().notNull().default(0);
+    lastError = column.text();
+    lastErrorAt = column.datetime();
+  };
+}
+
+export type TokenModel = ReturnType<typeof tokenModel>;
+
 /** One row per delivery, deliberately without a unique key: duplicates must be countable. */
 export function deliveryModel(tablename: string) {
   return class Delivery extends Model {
