@@ -13,11 +13,13 @@ export type {
   NotNode,
 } from "./ast/condition-node.js";
 export type {
+  AddColumnNode,
   Assignment,
   ConflictClause,
   CreateIndexNode,
   CreateTableNode,
   DeleteNode,
+  DescribeTableNode,
   DropTableNode,
   IgnoreDuplicatesClause,
   InsertNode,
@@ -43,7 +45,8 @@ export type {
 } from "./ast/value-node.js";
 export type { Condition } from "./builder/condition.js";
 export { and, not, or } from "./builder/condition.js";
-export { createIndexes, createTable, dropTable } from "./builder/ddl.js";
+export type { TableDescriptionRow } from "./builder/ddl.js";
+export { addColumn, createIndexes, createTable, describeTable, dropTable } from "./builder/ddl.js";
 export { DeleteBuilder, deleteFrom } from "./builder/delete-builder.js";
 export type { Executable } from "./builder/executable.js";
 export type { OnConflictDoNothingOptions, OnConflictDoUpdateOptions } from "./builder/insert-builder.js";

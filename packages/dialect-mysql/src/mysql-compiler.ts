@@ -54,6 +54,16 @@ export class MysqlCompiler extends SqlCompiler {
     return `\`${name.replaceAll("`", "``")}\``;
   }
 
+  /** The table in the current database, from information_schema (STATISTICS lists each index's columns in order). */
+  protected override describeTableSql(name: string, ctx: CompileContext): string {
+    return (
+      `SELECT 'column' AS kind, COLUMN_NAME AS name, COLUMN_NAME AS column_name, 0 AS is_unique, ORDINAL_POSITION AS position ` +
+      `FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ${this.bind(name, undefined, ctx)} ` +
+      `UNION ALL SELECT 'index', INDEX_NAME, COLUMN_NAME, CASE WHEN NON_UNIQUE = 0 THEN 1 ELSE 0 END, SEQ_IN_INDEX ` +
+      `FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ${this.bind(name, undefined, ctx)} ORDER BY 1, 2, 5`
+    );
+  }
+
   nowSql(): string {
     return "UTC_TIMESTAMP(3)";
   }

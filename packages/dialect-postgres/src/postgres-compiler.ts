@@ -28,6 +28,20 @@ export class PostgresCompiler extends SqlCompiler {
     return super.quoteIdentifier(name);
   }
 
+  /** The table in the current schema: information_schema for columns, pg_index for indexes (partial ones too). */
+  protected override describeTableSql(name: string, ctx: CompileContext): string {
+    const t = this.bind(name, undefined, ctx);
+    return (
+      `SELECT 'column' AS kind, c.column_name::text AS name, c.column_name::text AS column_name, 0 AS is_unique, c.ordinal_position::int AS position ` +
+      `FROM information_schema.columns c WHERE c.table_schema = current_schema() AND c.table_name = ${t} ` +
+      `UNION ALL SELECT 'index', i.relname::text, a.attname::text, CASE WHEN x.indisunique THEN 1 ELSE 0 END, k.n::int ` +
+      `FROM pg_index x JOIN pg_class tb ON tb.oid = x.indrelid JOIN pg_namespace ns ON ns.oid = tb.relnamespace ` +
+      `JOIN pg_class i ON i.oid = x.indexrelid CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, n) ` +
+      `JOIN pg_attribute a ON a.attrelid = tb.oid AND a.attnum = k.attnum ` +
+      `WHERE tb.relname = ${t} AND ns.nspname = current_schema() ORDER BY 1, 2, 5`
+    );
+  }
+
   nowSql(): string {
     return "now()";
   }

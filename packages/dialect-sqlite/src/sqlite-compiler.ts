@@ -1,4 +1,4 @@
-import type { BeginOptions, ColumnMeta, DialectCapabilities, LockClause } from "tempest-db-js";
+import type { BeginOptions, ColumnMeta, CompileContext, DialectCapabilities, LockClause } from "tempest-db-js";
 import { SqlCompiler } from "tempest-db-js";
 import { sqliteCodec } from "./sqlite-codec.js";
 
@@ -15,6 +15,14 @@ export class SqliteCompiler extends SqlCompiler {
 
   placeholder(): string {
     return "?";
+  }
+
+  /** The table from the pragma table functions (`sqlite_autoindex_*` are the PRIMARY KEY / UNIQUE constraints). */
+  protected override describeTableSql(name: string, ctx: CompileContext): string {
+    return (
+      `SELECT 'column' AS kind, c.name AS name, c.name AS column_name, 0 AS is_unique, c.cid + 1 AS position FROM pragma_table_info(${this.bind(name, undefined, ctx)}) c ` +
+      `UNION ALL SELECT 'index', il.name, ii.name, il."unique", ii.seqno + 1 FROM pragma_index_list(${this.bind(name, undefined, ctx)}) il, pragma_index_info(il.name) ii ORDER BY 1, 2, 5`
+    );
   }
 
   nowSql(): string {

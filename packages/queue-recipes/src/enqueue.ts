@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { Executor, InferInsert, ModelClass } from "tempest-db-js";
-import { insert, op, select, sql, ValidationError } from "tempest-db-js";
+import type { Executor, InferInsert, ModelClass, TransactionHandle } from "tempest-db-js";
+import { insert, isExpression, op, select, sql, ValidationError } from "tempest-db-js";
 import { chunk } from "./chunk.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
+import { TRANSACTION_RETRIES } from "./run-claim-transaction.js";
+import { assertIdempotencyIndex } from "./verify-queue-schema.js";
 
 /**
  * A message to enqueue: the model's insert shape, with the queue's own fields optional. The id is
@@ -18,6 +20,12 @@ export interface EnqueueOptions extends QueueOptions {
   readonly delaySeconds?: number;
   /** Notify the channel so that `work()` loops wake at once (default: true where the dialect has LISTEN/NOTIFY). */
   readonly notify?: boolean;
+  /**
+   * Estimated bytes of values per INSERT before the messages are split into another statement
+   * (default 4 MiB, under MariaDB's default 16 MiB `max_allowed_packet`). A single larger message
+   * goes in a statement of its own.
+   */
+  readonly maxStatementBytes?: number;
 }
 
 export interface EnqueuedMessage<M extends ModelClass<any>> {
@@ -38,9 +46,20 @@ export interface EnqueueResult<M extends ModelClass<any>> {
 const MAX_ROWS_PER_INSERT = 500;
 
 /**
+ * Estimated bytes of bound values per INSERT (default of `maxStatementBytes`): well under MariaDB's
+ * default `max_allowed_packet` (16 MiB; MySQL 8: 64 MiB), so a run of large payloads is split into
+ * several statements instead of one the server refuses (and then drops the connection on).
+ */
+const MAX_BYTES_PER_INSERT = 4 * 1024 * 1024;
+
+/**
  * Inserts messages idempotently. A message whose (consumer, idempotencyKey) already exists is not
  * inserted and is reported as a duplicate; messages without a key are always inserted. Two callers
  * racing with one key leave one row: the unique index arbitrates, not a read before the write.
+ *
+ * All or nothing: every statement is built (and its values checked) before any runs, and when the
+ * messages take more than one INSERT they run in one transaction (the caller's, when `db` is one).
+ * An error in a message names its position in `messages`.
  */
 export async function enqueue<M extends ModelClass<any>>(
   db: Executor,
@@ -51,14 +70,21 @@ export async function enqueue<M extends ModelClass<any>>(
   const q = queueTable(model, options);
   const list = (Array.isArray(messages) ? messages : [messages]) as readonly EnqueueMessage<M>[];
   const rows = list.map((message, i) => toRow(q, message, i, options.delaySeconds ?? 0));
-  const insertedIds = new Set<unknown>();
+  const maxBytes = options.maxStatementBytes ?? MAX_BYTES_PER_INSERT;
+  if (!(typeof maxBytes === "number" && maxBytes > 0)) throw new ValidationError("enqueue: maxStatementBytes must be a positive number");
   const perInsert = Math.max(
     1,
     Math.min(MAX_ROWS_PER_INSERT, Math.floor(db.capabilities.maxParams / Object.keys(rows[0] ?? { x: 1 }).length) - 1),
   );
-  for (const part of chunk(rows, perInsert)) {
-    for (const id of await insertChunk(db, q, part)) insertedIds.add(id);
-  }
+  await assertIdempotencyIndex(db, q);
+  const parts = chunkRows(rows, perInsert, maxBytes);
+  const statements = parts.map((part) => buildChunk(db, q, part));
+  const insertedIds = new Set<unknown>();
+  const run = async (on: Executor) => {
+    for (const statement of statements) for (const id of await runChunk(on, q, statement)) insertedIds.add(id);
+  };
+  if (statements.length <= 1 || isTransaction(db)) await run(db);
+  else await db.transaction(run, { retryOnDeadlock: TRANSACTION_RETRIES });
   const inserted: EnqueuedMessage<M>[] = [];
   const duplicates: EnqueuedMessage<M>[] = [];
   rows.forEach((row, index) => {
@@ -83,6 +109,127 @@ export async function enqueue<M extends ModelClass<any>>(
   return { inserted, duplicates };
 }
 
+function isTransaction(db: Executor): boolean {
+  return typeof (db as Partial<TransactionHandle>).depth === "number";
+}
+
+interface Chunk {
+  /** Position of the chunk's first row in the caller's input. */
+  readonly offset: number;
+  readonly rows: readonly Record<string, unknown>[];
+}
+
+/** Runs of at most `perInsert` rows and (by estimate) `maxBytes` of values; a larger row goes alone. */
+function chunkRows(rows: readonly Record<string, unknown>[], perInsert: number, maxBytes: number): Chunk[] {
+  const out: Chunk[] = [];
+  let start = 0;
+  let bytes = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const size = rowBytes(rows[i] as Record<string, unknown>);
+    if (i > start && (i - start >= perInsert || bytes + size > maxBytes)) {
+      out.push({ offset: start, rows: rows.slice(start, i) });
+      start = i;
+      bytes = 0;
+    }
+    bytes += size;
+  }
+  if (start < rows.length) out.push({ offset: start, rows: rows.slice(start) });
+  return out;
+}
+
+/** An upper estimate of a row's bytes on the wire: text as UTF-8 (3 bytes a character when short), JSON as its text. */
+function rowBytes(row: Record<string, unknown>): number {
+  let bytes = 0;
+  for (const key in row) {
+    const value = row[key];
+    if (typeof value === "string") bytes += value.length <= 4096 ? value.length * 3 : Buffer.byteLength(value);
+    else if (value === null || value === undefined || typeof value !== "object") bytes += 8;
+    else if (value instanceof Date) bytes += 24;
+    else if (ArrayBuffer.isView(value)) bytes += value.byteLength * 2;
+    else if (isExpression(value)) bytes += 16;
+    else bytes += jsonBytes(value);
+  }
+  return bytes;
+}
+
+function jsonBytes(value: object): number {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? 8 : Buffer.byteLength(text);
+  } catch {
+    return 8; // not JSON at all: the insert's own check reports it
+  }
+}
+
+interface BuiltChunk {
+  readonly offset: number;
+  readonly ids: readonly unknown[];
+  readonly statement: ReturnType<typeof insert>;
+  readonly returning: boolean;
+  readonly readBack: boolean;
+}
+
+/**
+ * One INSERT that skips key collisions. Where the conflict target may carry the partial index's
+ * predicate (PostgreSQL, SQLite) it does; elsewhere the index is a plain unique index and any
+ * collision is skipped (MySQL: a no-op `ON DUPLICATE KEY UPDATE`; `INSERT IGNORE` only where
+ * neither exists). Built and compiled here, before anything runs, so
+ * that a bad value fails the whole enqueue with nothing written; the error names the message's
+ * position in the caller's input.
+ */
+function buildChunk(db: Executor, q: QueueTable, chunk: Chunk): BuiltChunk {
+  const caps = db.capabilities;
+  try {
+    const base = insert(q.model).values(chunk.rows as any);
+    const skipping = caps.conflictTargetWhere
+      ? base.onConflictDoNothing([q.f.consumer, q.f.idempotencyKey] as any, { where: { [q.f.idempotencyKey]: op.isNull(false) } as any })
+      : caps.conflictTarget && !caps.partialIndexes
+        ? base.onConflictDoNothing([q.f.consumer, q.f.idempotencyKey] as any)
+        : caps.onDuplicateKey
+          ? // Not INSERT IGNORE: MySQL's IGNORE also turns errors into warnings (a payload too long for
+            // its column would be cut short and stored). A no-op update skips only key collisions.
+            base.onDuplicateKeyUpdate({ [q.f.id]: sql.ref(q.f.id) } as any)
+          : base.ignoreDuplicates();
+    const statement = (caps.returningInsert ? skipping.returning([q.f.id] as any) : skipping) as ReturnType<typeof insert>;
+    db.compile(statement as never);
+    return {
+      offset: chunk.offset,
+      ids: chunk.rows.map((r) => r[q.f.id]),
+      statement,
+      returning: caps.returningInsert,
+      // A no-op ON DUPLICATE KEY UPDATE counts a skipped row as affected: only reading back tells.
+      readBack: !caps.returningInsert && !caps.conflictTarget && caps.onDuplicateKey,
+    };
+  } catch (error) {
+    throw atPosition(error, chunk);
+  }
+}
+
+/** A builder's "row N" of a chunk, restated as the message's position in the caller's input. */
+function atPosition(error: unknown, chunk: Chunk): unknown {
+  if (!ValidationError.isInstance(error)) return error;
+  const message = (error as Error).message;
+  const match = /\brow (\d+)\b:?\s*/.exec(message);
+  if (!match)
+    return new ValidationError(`enqueue: messages ${chunk.offset}–${chunk.offset + chunk.rows.length - 1}: ${message}`, { cause: error });
+  const position = chunk.offset + Number(match[1]);
+  const detail = message.slice(match.index + match[0].length);
+  return new ValidationError(`enqueue: message ${position}: ${detail}`, { cause: error });
+}
+
+/** Runs a built INSERT and returns the ids it really inserted (read back where inserts have no RETURNING). */
+async function runChunk(db: Executor, q: QueueTable, chunk: BuiltChunk): Promise<unknown[]> {
+  if (chunk.returning) {
+    const returned = await retryStatement(db, () => db.execute(chunk.statement as never).all());
+    return returned.map((r) => (r as Record<string, unknown>)[q.f.id]);
+  }
+  const affected = await retryStatement(db, () => db.execute(chunk.statement as never).rowsAffected());
+  if (!chunk.readBack && affected === chunk.ids.length) return [...chunk.ids];
+  if (affected === 0) return [];
+  const found = await db.execute(select(q.model, [q.f.id] as any).where({ [q.f.id]: op.in(chunk.ids as unknown[]) } as any)).all();
+  return found.map((r) => (r as Record<string, unknown>)[q.f.id]);
+}
+
 function toRow(q: QueueTable, message: unknown, i: number, delaySeconds: number): Record<string, unknown> {
   if (typeof message !== "object" || message === null || Array.isArray(message)) {
     throw new ValidationError(`enqueue: message ${i} is not an object`);
@@ -99,32 +246,6 @@ function toRow(q: QueueTable, message: unknown, i: number, delaySeconds: number)
   row[q.f.nextAttemptAt] ??= delaySeconds === 0 ? sql.now() : sql.nowPlusSeconds(delaySeconds);
   row[q.f.updatedAt] = sql.now();
   return row;
-}
-
-/**
- * One INSERT that skips key collisions, and the ids it really inserted. Where the conflict target
- * may carry the partial index's predicate (PostgreSQL, SQLite) it does; elsewhere the index is a
- * plain unique index and any collision is skipped (MySQL `INSERT IGNORE`). With RETURNING the
- * inserted rows come back; without, the ids were generated here, so reading them back tells.
- */
-async function insertChunk(db: Executor, q: QueueTable, rows: readonly Record<string, unknown>[]): Promise<unknown[]> {
-  const caps = db.capabilities;
-  const base = insert(q.model).values(rows as any);
-  const statement = caps.conflictTargetWhere
-    ? base.onConflictDoNothing([q.f.consumer, q.f.idempotencyKey] as any, { where: { [q.f.idempotencyKey]: op.isNull(false) } as any })
-    : caps.conflictTarget && !caps.partialIndexes
-      ? base.onConflictDoNothing([q.f.consumer, q.f.idempotencyKey] as any)
-      : base.ignoreDuplicates();
-  const ids = rows.map((r) => r[q.f.id]);
-  if (caps.returningInsert) {
-    const returned = await retryStatement(db, () => db.execute(statement.returning([q.f.id] as any)).all());
-    return returned.map((r) => (r as Record<string, unknown>)[q.f.id]);
-  }
-  const affected = await retryStatement(db, () => db.execute(statement).rowsAffected());
-  if (affected === rows.length) return ids;
-  if (affected === 0) return [];
-  const found = await db.execute(select(q.model, [q.f.id] as any).where({ [q.f.id]: op.in(ids) } as any)).all();
-  return found.map((r) => (r as Record<string, unknown>)[q.f.id]);
 }
 
 /** The ids already holding the duplicates' keys, keyed by (consumer, key). */

@@ -25,5 +25,7 @@ export type { RequeueOptions } from "./requeue.js";
 export { requeue } from "./requeue.js";
 export type { RunWorkerOptions } from "./run-worker.js";
 export { runWorker } from "./run-worker.js";
+export type { QueueSchemaReport, SchemaProblem } from "./verify-queue-schema.js";
+export { verifyQueueSchema } from "./verify-queue-schema.js";
 export type { WorkOptions } from "./work.js";
 export { work } from "./work.js";

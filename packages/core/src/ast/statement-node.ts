@@ -126,6 +126,22 @@ export interface DropTableNode {
   readonly ifExists: boolean;
 }
 
+/** ALTER TABLE ... ADD COLUMN for one of the model's columns. */
+export interface AddColumnNode {
+  readonly kind: "addColumn";
+  readonly table: TableMeta;
+  readonly column: ColumnMeta;
+}
+
+/**
+ * A query for the table's columns and indexes as the database has them (see `describeTable`). Each
+ * dialect writes it against its own catalog, returning the same row shape.
+ */
+export interface DescribeTableNode {
+  readonly kind: "describeTable";
+  readonly table: TableMeta;
+}
+
 export type StatementNode =
   | SelectNode
   | InsertNode
@@ -134,7 +150,9 @@ export type StatementNode =
   | RawStatementNode
   | CreateTableNode
   | CreateIndexNode
-  | DropTableNode;
+  | DropTableNode
+  | AddColumnNode
+  | DescribeTableNode;
 
 // ---- factories: the only places these nodes are made ------------------------------------------
 // Clause nodes come frozen. Statement nodes (select, insert, update, delete) come fresh: the
@@ -231,6 +249,14 @@ export function createTableNode(table: TableMeta, ifNotExists: boolean): CreateT
 
 export function createIndexNode(table: TableMeta, index: IndexMeta, ifNotExists: boolean): CreateIndexNode {
   return Object.freeze({ kind: "createIndex", table, index, ifNotExists });
+}
+
+export function addColumnNode(table: TableMeta, column: ColumnMeta): AddColumnNode {
+  return Object.freeze({ kind: "addColumn", table, column });
+}
+
+export function describeTableNode(table: TableMeta): DescribeTableNode {
+  return Object.freeze({ kind: "describeTable", table });
 }
 
 export function dropTableNode(table: TableMeta, ifExists: boolean): DropTableNode {

@@ -1,5 +1,6 @@
 import type { StatementNode } from "../ast/statement-node.js";
-import { createIndexNode, createTableNode, dropTableNode } from "../ast/statement-node.js";
+import { addColumnNode, createIndexNode, createTableNode, describeTableNode, dropTableNode } from "../ast/statement-node.js";
+import { ValidationError } from "../errors.js";
 import type { ModelClass } from "../schema/model.js";
 import { tableMeta } from "../schema/table-meta.js";
 import type { Executable } from "./executable.js";
@@ -24,4 +25,33 @@ export function createIndexes(model: ModelClass, options: { ifNotExists?: boolea
 
 export function dropTable(model: ModelClass, options: { ifExists?: boolean } = {}): Executable<never> {
   return statement(dropTableNode(tableMeta(model), options.ifExists ?? false));
+}
+
+/** ALTER TABLE ... ADD COLUMN for the model's `field` (its type, NOT NULL, default and enum check as in CREATE TABLE). */
+export function addColumn(model: ModelClass, field: string): Executable<never> {
+  const table = tableMeta(model);
+  const column = table.byField.get(field);
+  if (!column) throw new ValidationError(`addColumn: ${model.name || table.name} has no field "${field}"`);
+  return statement(addColumnNode(table, column));
+}
+
+/** One row of `describeTable`: a column, or one column of an index (in index order). */
+export interface TableDescriptionRow {
+  readonly kind: "column" | "index";
+  /** The column's name, or the index's. */
+  readonly name: string;
+  /** The column (for an index: the indexed column at `position`). */
+  readonly column_name: string;
+  /** 1 for a unique index (and a primary key), else 0. */
+  readonly is_unique: number;
+  readonly position: number;
+}
+
+/**
+ * The model's table as the database has it: its columns and its indexes' columns, read from the
+ * catalog. No rows when the table does not exist. Dialects without a catalog query throw
+ * UnsupportedFeatureError.
+ */
+export function describeTable(model: ModelClass): Executable<TableDescriptionRow> {
+  return statement(describeTableNode(tableMeta(model))) as unknown as Executable<TableDescriptionRow>;
 }

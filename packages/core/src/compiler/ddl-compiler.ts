@@ -1,5 +1,5 @@
 import type { ConditionNode } from "../ast/condition-node.js";
-import type { CreateIndexNode, CreateTableNode, DropTableNode } from "../ast/statement-node.js";
+import type { AddColumnNode, CreateIndexNode, CreateTableNode, DropTableNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { ModelClass } from "../schema/model.js";
@@ -8,7 +8,7 @@ import { tableMeta } from "../schema/table-meta.js";
 import type { CompileContext } from "./compiled-query.js";
 import { ConditionCompiler } from "./condition-compiler.js";
 
-/** The third layer of the compiler: CREATE TABLE, CREATE INDEX, DROP TABLE. The hook defaults are standard SQL. */
+/** The third layer of the compiler: CREATE TABLE, CREATE INDEX, DROP TABLE, ADD COLUMN, the catalog query. The hook defaults are standard SQL. */
 export abstract class DdlCompiler extends ConditionCompiler {
   /** The column type in CREATE TABLE. `table` tells, e.g., whether the column is part of an index. */
   protected abstract columnType(column: ColumnMeta, table: TableMeta): string;
@@ -88,6 +88,26 @@ export abstract class DdlCompiler extends ConditionCompiler {
 
   protected dropTable(node: DropTableNode): string {
     return `DROP TABLE ${node.ifExists ? "IF EXISTS " : ""}${this.quoteIdentifier(node.table.name)}`;
+  }
+
+  /** ALTER TABLE ... ADD COLUMN, the column defined as in CREATE TABLE (with its enum CHECK). */
+  protected addColumn(node: AddColumnNode, ctx: CompileContext): string {
+    const { column } = node;
+    let sql = `ALTER TABLE ${this.quoteIdentifier(node.table.name)} ADD COLUMN ${this.columnDefinition(column, node.table, ctx)}`;
+    if (column.kind === "enum") {
+      const check = this.enumCheckSql(column, this.quoteIdentifier(column.name));
+      if (check) sql += ` ${check}`;
+    }
+    return sql;
+  }
+
+  /**
+   * The catalog query of `describeTable`: rows of `kind` ('column' | 'index'), `name`, `column_name`,
+   * `is_unique` (0/1) and `position`, for the table `name` (bound with `bind`, never spliced). There
+   * is no catalog every database has, so the default refuses.
+   */
+  protected describeTableSql(_name: string, _ctx: CompileContext): string {
+    return this.unsupported("describing a table (describeTable)", "Read the table's columns and indexes from the database's catalog yourself.");
   }
 }
 

@@ -70,7 +70,7 @@ export abstract class SqlCompiler extends DdlCompiler {
   compile(node: StatementNode): CompiledQuery {
     const cached = this.#compiled.get(node);
     if (cached) return cached;
-    const ctx = newContext(node.kind === "createTable" || node.kind === "createIndex", tableOf(node));
+    const ctx = newContext(node.kind === "createTable" || node.kind === "createIndex" || node.kind === "addColumn", tableOf(node));
     const sql = this.statement(node, ctx);
     // SQL text enters through sql.raw / sql.expr and model names, each checked where it enters;
     // DDL also quotes names given to its functions directly, so its whole text is checked here.
@@ -111,6 +111,10 @@ export abstract class SqlCompiler extends DdlCompiler {
         return this.createIndex(node, ctx);
       case "dropTable":
         return this.dropTable(node);
+      case "addColumn":
+        return this.addColumn(node, ctx);
+      case "describeTable":
+        return this.describeTableSql(node.table.name, ctx);
       default:
         return exhaustive(node);
     }
