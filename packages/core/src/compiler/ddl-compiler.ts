@@ -107,7 +107,10 @@ export abstract class DdlCompiler extends ConditionCompiler {
    * is no catalog every database has, so the default refuses.
    */
   protected describeTableSql(_name: string, _ctx: CompileContext): string {
-    return this.unsupported("describing a table (describeTable)", "Read the table's columns and indexes from the database's catalog yourself.");
+    return this.unsupported(
+      "describing a table (describeTable)",
+      "Read the table's columns and indexes from the database's catalog yourself.",
+    );
   }
 }
 
