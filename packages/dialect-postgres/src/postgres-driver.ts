@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
+import { UnsupportedFeatureError } from "tempest-db-js";
 import { readOptions } from "./postgres-driver-options.js";
 import { postgresTypeParsers } from "./postgres-types.js";
 import { isStalePlan, PreparedStatements } from "./prepared-statements.js";
@@ -62,14 +63,20 @@ export class PostgresDriver implements Driver {
   readonly #config: DriverConfig;
   readonly #poolOptions: Readonly<Record<string, unknown>>;
   readonly #prepared: PreparedStatements | undefined;
+  readonly #pooler: "transaction" | undefined;
+  readonly #listenUrl: string | undefined;
   readonly #lend = (client: pg.PoolClient) => lend(client, this.#prepared);
 
   constructor(config: DriverConfig) {
     this.#config = config;
-    const { preparedStatements: _, statementCacheSize: __, ...poolOptions } = config.options;
+    const { preparedStatements: _, statementCacheSize: __, pooler: ___, listenUrl: ____, ...poolOptions } = config.options;
     const options = readOptions(config.options);
     this.#poolOptions = poolOptions;
-    this.#prepared = options.preparedStatements === false ? undefined : new PreparedStatements(options.statementCacheSize ?? 100);
+    this.#pooler = options.pooler;
+    this.#listenUrl = options.listenUrl;
+    const prepared = options.preparedStatements ?? options.pooler === undefined;
+    // Behind a pooler a DEALLOCATE by name would reach whichever server connection is next: never evict.
+    this.#prepared = prepared ? new PreparedStatements(options.statementCacheSize ?? 100, options.pooler === undefined) : undefined;
     this.#pool = new pg.Pool({
       connectionString: config.url,
       max: config.poolSize,
@@ -94,7 +101,16 @@ export class PostgresDriver implements Driver {
 
   /** LISTEN on a dedicated connection outside the pool, so that it never holds a pooled one. */
   async listen(channel: string, onMessage: (payload: string) => void, onError: (error: unknown) => void): Promise<() => Promise<void>> {
-    const client = new pg.Client({ connectionString: this.#config.url, ...this.#poolOptions });
+    if (this.#pooler !== undefined && this.#listenUrl === undefined) {
+      // Through a transaction-mode pooler the LISTEN would run on some server connection and be
+      // forgotten with it: no error, no notification, ever. Refuse instead.
+      throw new UnsupportedFeatureError(
+        "PostgreSQL",
+        "LISTEN through a pooler in transaction mode",
+        "Notifications would never arrive. Give a direct connection for LISTEN with { driver: { listenUrl } }, or poll (work() does when told listen: false).",
+      );
+    }
+    const client = new pg.Client({ connectionString: this.#listenUrl ?? this.#config.url, ...this.#poolOptions });
     client.on("error", onError);
     client.on("notification", (message) => {
       if (message.channel === channel) onMessage(message.payload ?? "");

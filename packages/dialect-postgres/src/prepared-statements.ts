@@ -21,13 +21,16 @@ interface ParsedStatements {
  */
 export class PreparedStatements {
   readonly perConnection: number;
+  /** DEALLOCATE the least recently used statement when a connection's cache is full (false: run new texts unnamed). */
+  readonly evict: boolean;
   readonly #names = new Map<string, string>();
   readonly #seen = new Set<string>();
   readonly #byClient = new WeakMap<pg.PoolClient, Map<string, true>>();
   #next = 0;
 
-  constructor(perConnection: number) {
+  constructor(perConnection: number, evict = true) {
     this.perConnection = perConnection;
+    this.evict = evict;
   }
 
   /** The name to run `sql` under on `client`, or undefined to run it unnamed. */
@@ -60,6 +63,7 @@ export class PreparedStatements {
       return name;
     }
     const parsed = (client as unknown as { connection?: ParsedStatements }).connection?.parsedStatements;
+    if (held.size >= this.perConnection && !this.evict) return undefined;
     if (held.size >= this.perConnection) {
       // Without pg's record of parsed statements an evicted name could not be prepared again: stop naming.
       if (typeof parsed !== "object" || parsed === null) return undefined;

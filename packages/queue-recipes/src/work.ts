@@ -57,7 +57,7 @@ export async function work<M extends ModelClass<any>>(
   };
   let unlisten: (() => Promise<void>) | undefined;
   let listenBroken = false;
-  const wantsListen = (options.listen ?? true) && canListen(db);
+  let wantsListen = (options.listen ?? true) && canListen(db);
   let errors = 0;
 
   try {
@@ -73,6 +73,14 @@ export async function work<M extends ModelClass<any>>(
             sleeper?.wake();
           })
           .catch((error: unknown) => {
+            if (UnsupportedFeatureError.isInstance(error)) {
+              // LISTEN cannot work here (a transaction-mode pooler): say so once, and poll.
+              wantsListen = false;
+              process.emitWarning(
+                `work(): LISTEN is not possible on this connection, polling every ${pollIntervalMs} ms instead: ${(error as Error).message}`,
+                { code: "TEMPEST_QUEUE_NO_LISTEN" },
+              );
+            }
             options.onError?.(error);
             return undefined;
           });
