@@ -1,5 +1,5 @@
 import type { Engine } from "tempest-db-js";
-import { select, sql, update } from "tempest-db-js";
+import { op, select, sql, update } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DrainResult } from "../src/index.js";
 import { claimBatch, DeliveryAbortError, drain, enqueue, extendLease, reclaimExpired, work } from "../src/index.js";
@@ -61,7 +61,7 @@ describe.each(targets)("heartbeat on $name", (target) => {
       work(a, Outbound, slowDeliver("a", spans, 2200), common),
       work(b, Outbound, slowDeliver("b", spans, 2200), common),
     ];
-    await until(async () => (await a.execute(select(Outbound, ["id"]).where({ status: { in: ["sent", "failed"] } })).all()).length === 4);
+    await until(async () => (await a.execute(select(Outbound, ["id"]).where({ status: op.in(["sent", "failed"]) })).all()).length === 4);
     stop.abort();
     const [ra, rb] = await Promise.all(workers);
     return { Outbound, spans, ra: ra as DrainResult, rb: rb as DrainResult };

@@ -1,6 +1,6 @@
 // PostgreSQL behind a real PgBouncer in transaction mode (the version apt installs: 1.18 on this
 // Debian). The pooler is PostgreSQL's, so this file runs on PostgreSQL only.
-import { createEngine, dropTable, select } from "tempest-db-js";
+import { createEngine, dropTable, op, select } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drain, enqueue, ensureQueueSchema, work } from "../src/index.js";
 import { outboundModel } from "./support/models.js";
@@ -56,7 +56,7 @@ describe("PostgreSQL through PgBouncer in transaction mode", () => {
     try {
       const result = await drain(engine, Outbound, async () => undefined, { batchSize: 5, concurrency: 6 });
       expect(result).toMatchObject({ sent: 400, retried: 0, failed: 0, stale: 0 });
-      const statuses = await engine.execute(select(Outbound, ["status"]).where({ status: { in: ["queued", "sending", "failed"] } })).all();
+      const statuses = await engine.execute(select(Outbound, ["status"]).where({ status: op.in(["queued", "sending", "failed"]) })).all();
       expect(statuses).toEqual([]);
     } finally {
       await engine.close();

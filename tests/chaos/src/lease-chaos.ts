@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { enqueue, ensureQueueSchema } from "@tempest-db-js/queue-recipes";
-import { createEngine, dropTable, select } from "tempest-db-js";
+import { createEngine, dropTable, op, select } from "tempest-db-js";
 import type { LeaseWorkerConfig } from "./lease-config.js";
 import { leaseJobModel } from "./lease-config.js";
 import type { ChaosTarget } from "./targets.js";
@@ -109,8 +109,7 @@ export async function runLeaseChaos(options: LeaseChaosOptions): Promise<LeaseCh
     };
     let alive: Life[] = Array.from({ length: options.workers }, start);
 
-    const unfinished = async () =>
-      (await engine.execute(select(Job, ["id"]).where({ status: { in: ["queued", "sending"] } })).all()).length;
+    const unfinished = async () => (await engine.execute(select(Job, ["id"]).where({ status: op.in(["queued", "sending"]) })).all()).length;
     const killUntil = now() + options.killForMs;
     const deadline = now() + options.deadlineMs;
     let kills = 0;
