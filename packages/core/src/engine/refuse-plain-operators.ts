@@ -34,6 +34,8 @@ export function refusePlainOperators(node: StatementNode): void {
     case "createTable":
     case "createIndex":
     case "dropTable":
+    case "addColumn":
+    case "describeTable":
       return;
     default:
       unreachable(node);
