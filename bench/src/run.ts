@@ -7,6 +7,7 @@ import type { SectionResult } from "./lib/report.js";
 import { formatSection } from "./lib/report.js";
 import { buildCompile } from "./sections/build-compile.js";
 import { claimScaling } from "./sections/claim-scaling.js";
+import { latencyPostgres } from "./sections/latency-postgres.js";
 import { memory } from "./sections/memory.js";
 import { queueDrainMysql } from "./sections/queue-drain-mysql.js";
 import { queueDrainPostgres } from "./sections/queue-drain-postgres.js";
@@ -19,6 +20,7 @@ const sections: Record<string, Section> = {
   "drain-postgres": queueDrainPostgres,
   "drain-mysql": queueDrainMysql,
   "drain-sqlite": queueDrainSqlite,
+  "latency-postgres": latencyPostgres,
   "claim-scaling": claimScaling,
   "build-compile": buildCompile,
   "sqlite-crud": sqliteCrud,
