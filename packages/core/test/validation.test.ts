@@ -246,7 +246,7 @@ describe("non-scalar values are refused while building", () => {
 
 describe("values must fit the column", () => {
   test("string into integer", () => {
-    refused(() => update(Outbound).set(loose({ attempts: "1" })), /attempts expects a safe integer number, got a string "1"/);
+    refused(() => update(Outbound).set(loose({ attempts: "1" })), /attempts expects a safe integer number, got a string of 1 character$/);
     refused(() => insert(Outbound).values(loose({ ...message, attempts: "1" })), /attempts expects a safe integer/);
     refused(() => select(Outbound).where(loose({ attempts: "1" })), /attempts expects a safe integer/);
     refused(() => select(Outbound).where(loose({ attempts: { between: [1, "5"] } })), /between\[1\]/);
@@ -255,7 +255,7 @@ describe("values must fit the column", () => {
   });
 
   test("bad uuid", () => {
-    refused(() => select(Outbound).where({ id: "not-a-uuid" }), /id expects a uuid string, got a string "not-a-uuid"/);
+    refused(() => select(Outbound).where({ id: "not-a-uuid" }), /id expects a uuid string, got a string of 10 characters$/);
     refused(
       () =>
         update(Outbound)
@@ -304,7 +304,7 @@ describe("values must fit the column", () => {
   test("enum value not in the list", () => {
     refused(
       () => update(Outbound).set(loose({ status: "lost" })),
-      /status expects one of "queued", "sending", "sent", "failed", got a string "lost"/,
+      /status expects one of "queued", "sending", "sent", "failed", got a string of 4 characters$/,
     );
     refused(() => select(Outbound).where(loose({ status: { in: ["queued", "lost"] } })), /one of/);
     refused(() => insert(Outbound).values(loose({ ...message, status: "QUEUED" })), /one of/);
@@ -315,7 +315,7 @@ describe("values must fit the column", () => {
     refused(() => insert(Outbound).values({ ...message, nextAttemptAt: new Date(Number.NaN) }), /valid Date/);
     refused(() => select(Outbound).where({ nextAttemptAt: { lt: new Date("x") } }), /valid Date/);
     refused(() => update(Outbound).set(loose({ updatedAt: "2024-01-01T00:00:00Z" })), /valid Date, got a string/);
-    refused(() => update(Outbound).set(loose({ updatedAt: Date.now() })), /valid Date, got the number/);
+    refused(() => update(Outbound).set(loose({ updatedAt: Date.now() })), /valid Date, got a number$/);
   });
 
   test("null where the column is NOT NULL, and null in comparisons", () => {
@@ -410,7 +410,7 @@ describe("statement-level rules", () => {
   });
 
   test("limit and offset take non-negative integers", () => {
-    refused(() => select(Outbound).limit(-1), /limit expects a non-negative integer, got -1/);
+    refused(() => select(Outbound).limit(-1), /limit expects a non-negative integer, got a number$/);
     refused(() => select(Outbound).limit(1.5), /limit/);
     refused(() => select(Outbound).limit(Number.NaN), /limit/);
     refused(() => select(Outbound).limit(loose("10")), /limit/);

@@ -53,6 +53,11 @@ function isJson(value: unknown, depth: number): boolean {
   }
 }
 
+function characters(text: string): string {
+  const count = codePoints(text);
+  return count === 1 ? "1 character" : `${count} characters`;
+}
+
 /** Characters as the databases count them in varchar(n): code points, so an emoji is one, not two UTF-16 units. */
 function codePoints(text: string): number {
   let count = 0;
@@ -69,7 +74,7 @@ export function checkValue(column: ColumnMeta, value: unknown, where: string, al
   const expected = checks[column.kind](value, column);
   if (expected !== undefined) {
     throw new ValidationError(
-      `${where}: ${column.field} expects ${expected}, got ${describe(value)}${typeof value === "string" ? ` ${JSON.stringify(value.slice(0, 60))}` : ""}`,
+      `${where}: ${column.field} expects ${expected}, got ${describe(value)}${typeof value === "string" ? ` of ${characters(value)}` : ""}`,
     );
   }
 }

@@ -2,6 +2,7 @@ import { andNodes } from "../ast/condition-node.js";
 import type { LockClause, OrderByItem, SelectNode, StatementNode } from "../ast/statement-node.js";
 import { lockClause, orderByItem, selectNode, subqueryNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
+import { describe } from "../expression/assert-bindable.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
 import { columnOf, tableMeta } from "../schema/table-meta.js";
@@ -174,7 +175,8 @@ function orderItem(column: ColumnMeta, direction: "asc" | "desc"): SharedOrder {
 }
 
 function nonNegativeInteger(value: number, what: string): number {
-  if (!Number.isSafeInteger(value) || value < 0) throw new ValidationError(`${what} expects a non-negative integer, got ${String(value)}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new ValidationError(`${what} expects a non-negative integer, got ${describe(value)}`);
   return value;
 }
 

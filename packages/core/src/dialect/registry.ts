@@ -98,6 +98,9 @@ function loadPackage(pkg: string): Dialect | undefined {
   throw new DialectNotFoundError(`This URL needs the ${pkg} package. Install it: npm install ${pkg}`, { cause: lastError });
 }
 
+/** The URL with its password masked: the user-info password and any password-like query parameter. */
 export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@");
+  return url
+    .replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@")
+    .replace(/([?&](?:password|passwd|pass|pwd|sslpassword|token|secret)=)[^&#]*/gi, "$1***");
 }

@@ -3,11 +3,13 @@ import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import type { Dialect } from "../dialect/dialect.js";
 import type { Driver, DriverConnection, DriverQuery, DriverResult } from "../dialect/driver.js";
+import { redactUrl } from "../dialect/registry.js";
 import type { QueryError } from "../errors.js";
 import { queryErrorClass } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { QueryEvent } from "./query-event.js";
 import type { ExecutedQuery } from "./query-result.js";
+import { REDACTED, redactedCopy, redactText, secretsOf } from "./redact-secrets.js";
 import { rowDecoder } from "./row-decoder.js";
 
 const CONNECT = { sql: "(connect)", params: [] } as const;
@@ -30,7 +32,10 @@ export interface EngineSettings {
  */
 export class EngineCore {
   readonly dialect: Dialect;
+  /** The settings as given, with the URL's password (and any password parameter) masked. */
   readonly settings: EngineSettings;
+  /** The URL as given: private, so neither util.inspect nor JSON.stringify of an engine shows it. */
+  readonly #url: string;
   compiler: SqlCompiler;
   #driver: Driver | undefined;
   #inspected: Promise<void> | undefined;
@@ -42,8 +47,23 @@ export class EngineCore {
 
   constructor(dialect: Dialect, settings: EngineSettings) {
     this.dialect = dialect;
-    this.settings = settings;
+    this.#url = settings.url;
+    this.settings = Object.freeze({ ...settings, url: redactUrl(settings.url) });
     this.compiler = dialect.createCompiler(dialect.capabilitiesFor(settings.url));
+  }
+
+  /** What util.inspect and JSON.stringify show of an engine, a session or a transaction: nothing secret. */
+  describe(): { dialect: string; url: string; poolSize: number; logParams: boolean } {
+    const { url, poolSize, logParams } = this.settings;
+    return { dialect: this.dialect.name, url, poolSize, logParams };
+  }
+
+  toJSON(): object {
+    return this.describe();
+  }
+
+  [Symbol.for("nodejs.util.inspect.custom")](): object {
+    return this.describe();
   }
 
   get capabilities(): DialectCapabilities {
@@ -53,7 +73,7 @@ export class EngineCore {
   get driver(): Driver {
     if (this.#closed) throw new Error("This engine is closed");
     this.#driver ??= this.dialect.createDriver({
-      url: this.settings.url,
+      url: this.#url,
       poolSize: this.settings.poolSize,
       statementTimeoutMs: this.settings.statementTimeoutMs,
       options: this.settings.driverOptions,
@@ -203,17 +223,25 @@ export class EngineCore {
     return holds;
   }
 
+  /**
+   * The typed error for a driver's failure. Unless `logParams` is on, no bound value travels with it:
+   * the message, and a copy of the driver's error that replaces it as the cause, have every bound
+   * string and every value slot the servers write replaced (redactedCopy). The work happens here,
+   * when a statement has failed, and costs nothing on the statements that succeed.
+   */
   wrapError(error: unknown, compiled: Pick<CompiledQuery, "sql" | "params">): QueryError {
     const classified = this.dialect.classifyError(error);
     const ErrorClass = queryErrorClass(classified.kind);
+    const logParams = this.settings.logParams;
+    const secrets = logParams ? [] : secretsOf(compiled.params);
     return new ErrorClass({
-      message: `${this.dialect.name}: ${classified.message}`,
+      message: `${this.dialect.name}: ${logParams ? classified.message : redactText(classified.message, secrets)}`,
       sql: compiled.sql,
-      params: this.settings.logParams ? compiled.params : "[redacted]",
+      params: logParams ? compiled.params : REDACTED,
       kind: classified.kind,
       driverCode: classified.driverCode,
       constraint: classified.constraint,
-      cause: error,
+      cause: logParams ? error : redactedCopy(error, secrets),
     });
   }
 

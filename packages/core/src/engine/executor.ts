@@ -57,6 +57,17 @@ export abstract class BaseExecutor implements Executor {
     return this.core.dialect.name;
   }
 
+  /** No URL password, pool or connection object (which hold credentials) in JSON.stringify. */
+  toJSON(): object {
+    return { kind: this.constructor.name, ...this.core.describe() };
+  }
+
+  /** Nor in util.inspect / console.log. */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    const { dialect, url } = this.core.describe();
+    return `${this.constructor.name} { dialect: ${JSON.stringify(dialect)}, url: ${JSON.stringify(url)} }`;
+  }
+
   /** Compiles without running anything and without a connection. */
   compile(query: Executable<unknown> | Expression<any>): CompiledQuery {
     const node = toNode(query);

@@ -44,10 +44,14 @@ export function isBytes(value: unknown): value is Uint8Array {
   return ArrayBuffer.isView(value) && value instanceof Uint8Array;
 }
 
+/**
+ * The type of a value, for an error message: never the value itself, which may be a secret from a
+ * request (the field and the rule are what a reader needs).
+ */
 export function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  if (typeof value === "number") return `the number ${value}`;
+  if (typeof value === "number") return Number.isNaN(value) ? "NaN" : Number.isFinite(value) ? "a number" : "an infinite number";
   if (typeof value === "function") return "a function";
   if (typeof value === "symbol") return "a symbol";
   if (typeof value === "undefined") return "undefined";
