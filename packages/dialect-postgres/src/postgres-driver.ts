@@ -45,16 +45,20 @@ function toDriverResult(result: pg.QueryResult | pg.QueryArrayResult): DriverRes
   return { rows: last?.rows ?? [], rowsAffected: last?.rowCount ?? 0, command: last?.command };
 }
 
-const guarded = new WeakSet<pg.PoolClient>();
-
 function lend(client: pg.PoolClient, prepared: PreparedStatements | undefined): DriverConnection {
-  // A checked-out client whose backend dies emits 'error'; the failing query already reports it,
-  // so the event only needs a listener (without one Node crashes the process).
-  if (!guarded.has(client)) {
-    guarded.add(client);
-    client.on("error", () => {});
-  }
   return new PostgresConnection(client, prepared);
+}
+
+/**
+ * A checked-out client whose backend dies emits 'error'; the failing query already reports it, so
+ * the event only needs a listener (without one Node crashes the process). pg-pool removes its own
+ * idle listener when it hands a client out, and a backend killed right after its startup can send
+ * its FATAL in the same packet as the ReadyForQuery that completes the connect: pg then emits
+ * 'error' synchronously, before connect()'s promise reaches lend(). So the listener goes on in the
+ * pool's 'connect' event, which fires for every new client before it is handed out.
+ */
+function guard(client: pg.PoolClient): void {
+  client.on("error", () => {});
 }
 
 /** A pg.Pool. Idle clients that die (server restart, pg_terminate_backend) are dropped, never thrown. */
@@ -85,6 +89,7 @@ export class PostgresDriver implements Driver {
       ...poolOptions,
     });
     this.#pool.on("error", () => {});
+    this.#pool.on("connect", guard);
   }
 
   acquire(): Promise<DriverConnection> {
