@@ -62,12 +62,15 @@ class Doc extends Model {
   kind = column.enum("a", "b");
 }
 
+/** A like pattern made of the value: `%` after it, so that a trailing backslash (refused, it escapes nothing) escapes the `%`. */
+const pattern = (v: string) => `${v}%`;
+
 /** Statement shapes with one hostile string in every value position the builders have. */
 const shapes: Record<string, (v: string) => Executable<unknown>> = {
   "select where eq": (v) => select(Doc).where({ label: v }),
   "select where operators": (v) =>
-    select(Doc).where({ label: { ne: v, lt: v, gte: v, in: [v, v], notIn: [v], between: [v, v], like: v, ilike: v } }),
-  "select where or/not": (v) => select(Doc, ["id"]).where(or({ label: v }, not({ label: { like: v } }))),
+    select(Doc).where({ label: { ne: v, lt: v, gte: v, in: [v, v], notIn: [v], between: [v, v], like: pattern(v), ilike: pattern(v) } }),
+  "select where or/not": (v) => select(Doc, ["id"]).where(or({ label: v }, not({ label: { like: pattern(v) } }))),
   "select where sql.expr": (v) => select(Doc).where(sql.expr`lower(label) = lower(${v}) or label = ${sql.expr`${v}`}`),
   "update set": (v) =>
     update(Doc)
@@ -87,7 +90,7 @@ const shapes: Record<string, (v: string) => Executable<unknown>> = {
       .values({ id: 1, label: v })
       .onConflictDoUpdate(["id"], { label: v }, { updateWhere: { label: { ne: v } } })
       .returning(["id"]),
-  "delete where": (v) => deleteFrom(Doc).where({ label: { like: v } }),
+  "delete where": (v) => deleteFrom(Doc).where({ label: { like: pattern(v) } }),
   "select where json": (v) => select(Doc).where({ data: { eq: v } }),
 };
 

@@ -66,7 +66,7 @@ describe("model naming", () => {
     }
     expect(tableMeta(Renamed).columns.map((c) => c.name)).toEqual(["uid", "CreatedAt", "http_status"]);
     expect(engine.compile(select(Renamed).where({ userID: 1 }).orderBy("createdAt")).sql).toBe(
-      `SELECT "uid", "CreatedAt", "http_status" FROM "renamed" WHERE "uid" = ? ORDER BY "CreatedAt" ASC`,
+      `SELECT "uid", "CreatedAt", "http_status" FROM "renamed" WHERE "uid" = ? ORDER BY "CreatedAt" ASC NULLS LAST`,
     );
     // The TypeScript field name is still what the builders take.
     expect(() => select(Renamed).where({ uid: 1 } as never)).toThrow(/no field "uid"/);

@@ -18,6 +18,8 @@ export interface MysqlCapabilities extends DialectCapabilities {
   readonly writeTargetInSubquery: boolean;
   /** Binary and no-pad where the server has it, so that equality and uniqueness match JavaScript's `===`. */
   readonly tableCollation: string;
+  /** `JSON_TABLE` (MariaDB 10.6+, MySQL 8): long in/notIn lists travel as one JSON parameter. */
+  readonly jsonTable: boolean;
 }
 
 export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities {
@@ -53,6 +55,7 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     indexIfNotExists: maria,
     writeTargetInSubquery: maria && atLeast(server, 10, 3, 2),
     tableCollation: maria ? "utf8mb4_nopad_bin" : mysql8 ? "utf8mb4_0900_bin" : "utf8mb4_bin",
+    jsonTable: maria ? atLeast(server, 10, 6) : mysql8,
   });
 }
 

@@ -5,14 +5,17 @@ import type {
   ConflictClause,
   DeleteNode,
   DialectCapabilities,
+  InListNode,
   InSubqueryNode,
   InsertNode,
   LockClause,
+  ParamNode,
   StatementNode,
   TableMeta,
   UpdateNode,
 } from "tempest-db-js";
 import { formatLiteral, SqlCompiler, UnsupportedFeatureError, ValidationError } from "tempest-db-js";
+import { jsonArrayText, LONG_LIST } from "./json-list.js";
 import type { MysqlCapabilities } from "./mysql-capabilities.js";
 import { asMysqlCapabilities } from "./mysql-capabilities.js";
 import { mysqlCodec } from "./mysql-codec.js";
@@ -95,9 +98,41 @@ export class MysqlCompiler extends SqlCompiler {
     return super.limitOffset(limit, offset);
   }
 
-  /** Explicit because the tables this dialect creates compare strings in binary (case-sensitive) collations. */
+  /**
+   * Case folding of A-Z only, as on every dialect (LOWER would fold other letters by the server's own
+   * Unicode tables, which differ from PostgreSQL's and SQLite's). REPLACE matches case-sensitively.
+   */
   override ilikeSql(left: string, right: string): string {
-    return `LOWER(${left}) LIKE LOWER(${right})`;
+    return `${asciiLower(left)} LIKE ${asciiLower(right)}`;
+  }
+
+  /** MySQL has no NULLS LAST: NULL sorts first ascending, so a leading `IS NULL` key moves it. */
+  override nullsLargestSql(key: string, direction: "asc" | "desc"): string {
+    return direction === "asc" ? `${key} IS NULL, ${key} ASC` : `${key} IS NULL DESC, ${key} DESC`;
+  }
+
+  /** An ENUM column already sorts by its declaration order (by member index). */
+  override enumOrderSql(_column: ColumnMeta, name: string): string {
+    return name;
+  }
+
+  /**
+   * A long list of bound values is one JSON parameter unpacked by JSON_TABLE (MariaDB 10.6+, MySQL 8),
+   * each item typed as the column is and compared in the table's collation, so no list length runs
+   * into the 65,535-parameter limit and LIMIT, ORDER BY and notIn keep their meaning. Short lists,
+   * and servers without JSON_TABLE, keep `IN (?, ...)`.
+   */
+  override inList(node: InListNode, ctx: CompileContext): string {
+    const column = node.column;
+    const type = this.mysql.jsonTable ? jsonItemType(column) : undefined;
+    if (ctx.inline || type === undefined || node.values.length <= LONG_LIST || !node.values.every((v) => v.kind === "param")) {
+      return super.inList(node, ctx);
+    }
+    const json = jsonArrayText(node.values.map((v) => this.encodeParam((v as ParamNode).value, column)));
+    if (json === undefined) return super.inList(node, ctx);
+    const placeholder = this.bind(json, undefined, ctx);
+    const item = isTextual(column) ? `j.v COLLATE ${this.mysql.tableCollation}` : "j.v";
+    return `${this.column(column, ctx)} ${node.negated ? "NOT IN" : "IN"} (SELECT ${item} FROM JSON_TABLE(${placeholder}, '$[*]' COLUMNS (v ${type} PATH '$')) AS j)`;
   }
 
   override lockStrengthSql(strength: LockStrength): string {
@@ -160,8 +195,9 @@ export class MysqlCompiler extends SqlCompiler {
       case "uuid":
         return "char(36)";
       // A key cannot cover a whole TEXT/BLOB; a bounded type keeps uniqueness over the full value.
+      // longtext: `text` holds only 65,535 bytes, and the other dialects take any length.
       case "text":
-        return isKeyed(column, table) ? "varchar(255)" : "text";
+        return isKeyed(column, table) ? "varchar(255)" : "longtext";
       case "bytes":
         return isKeyed(column, table) ? "varbinary(255)" : "longblob";
       case "varchar":
@@ -216,6 +252,44 @@ export class MysqlCompiler extends SqlCompiler {
   override indexIfNotExists(): boolean {
     return this.mysql.indexIfNotExists;
   }
+}
+
+/** The type a JSON_TABLE column gives list items of this column's kind; undefined for kinds sent as a list. */
+function jsonItemType(column: ColumnMeta): string | undefined {
+  switch (column.kind) {
+    case "uuid":
+      return "char(36) CHARACTER SET utf8mb4";
+    case "text":
+    case "enum":
+      return "longtext CHARACTER SET utf8mb4";
+    case "varchar":
+      return `varchar(${column.length ?? 255}) CHARACTER SET utf8mb4`;
+    case "integer":
+      return "int";
+    case "bigint":
+      return "bigint";
+    case "real":
+      return "double";
+    case "numeric":
+      return column.precision === undefined ? "decimal(65, 30)" : `decimal(${column.precision}, ${column.scale ?? 0})`;
+    case "date":
+      return "date";
+    case "datetime":
+      return "datetime(3)";
+    default:
+      return undefined;
+  }
+}
+
+function isTextual(column: ColumnMeta): boolean {
+  return column.kind === "uuid" || column.kind === "text" || column.kind === "enum" || column.kind === "varchar";
+}
+
+/** `sql` with the letters A-Z replaced by a-z and every other character kept. */
+function asciiLower(sql: string): string {
+  let folded = sql;
+  for (let c = 65; c <= 90; c++) folded = `REPLACE(${folded}, '${String.fromCharCode(c)}', '${String.fromCharCode(c + 32)}')`;
+  return folded;
 }
 
 /** `ignoreDuplicates()`, and `onConflictDoNothing()` without a target, which means the same thing. */

@@ -76,9 +76,9 @@ describe("DDL from the model", () => {
     expect(Object.keys(await indexes("dm_outbound_messages")).sort()).toEqual(["PRIMARY", "dm_outbound_claim", "dm_outbound_idempotency"]);
   });
 
-  it("keeps TEXT and LONGBLOB unless the column is part of a key, and drops a non-unique index's predicate", async () => {
+  it("keeps LONGTEXT and LONGBLOB unless the column is part of a key, and drops a non-unique index's predicate", async () => {
     await engine.createAll([Tagged]);
-    expect(await columnTypes("dm_tagged")).toEqual({ id: "varchar(255)", tag: "varchar(255)", body: "text", raw: "varbinary(255)" });
+    expect(await columnTypes("dm_tagged")).toEqual({ id: "varchar(255)", tag: "varchar(255)", body: "longtext", raw: "varbinary(255)" });
     expect(await indexes("dm_tagged")).toEqual({ PRIMARY: [true, "id"], raw: [true, "raw"], dm_tagged_by_tag: [false, "tag"] });
   });
 

@@ -89,15 +89,30 @@ export class PostgresCompiler extends SqlCompiler {
     return `${this.column(column, ctx)} ${node.negated ? "<> ALL" : "= ANY"}(${placeholder})`;
   }
 
+  /** PostgreSQL already sorts NULL as the largest value: no pinning, so an index on a nullable column still serves ORDER BY. */
+  protected override nullsLargestSql(key: string, direction: "asc" | "desc"): string {
+    return `${key} ${direction === "asc" ? "ASC" : "DESC"}`;
+  }
+
+  /**
+   * Case folding of A-Z only, as on every dialect: under the "C" collation PostgreSQL's ILIKE folds
+   * ASCII letters and nothing else, whatever the database's locale (docs/dialects.md).
+   */
+  protected override ilikeSql(left: string, right: string): string {
+    return `${left} ILIKE ${right} COLLATE "C"`;
+  }
+
   protected columnType(column: ColumnMeta): string {
     switch (column.kind) {
       case "uuid":
         return "uuid";
+      // Code point order, as MySQL's binary collation and SQLite's BINARY compare, whatever the database's locale.
       case "text":
+        return 'text COLLATE "C"';
       case "enum":
         return "text";
       case "varchar":
-        return `varchar(${column.length ?? 255})`;
+        return `varchar(${column.length ?? 255}) COLLATE "C"`;
       case "integer":
         return "integer";
       case "bigint":

@@ -55,7 +55,7 @@ const expected: ConformanceTarget["expected"] = {
     params: ["a\\_b\\%"],
   },
   "select.ilike": {
-    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE "consumer" ILIKE $1',
+    sql: 'SELECT "id" FROM "tempest_conformance_jobs" WHERE "consumer" ILIKE $1 COLLATE "C"',
     params: ["MAIL"],
   },
   "select.emptyIn": {
@@ -133,7 +133,7 @@ const expected: ConformanceTarget["expected"] = {
     params: ["sent"],
   },
   "ddl.createTable": {
-    sql: 'CREATE TABLE "tempest_conformance_jobs" ("id" uuid NOT NULL, "consumer" text NOT NULL, "idempotency_key" text, "status" text NOT NULL, "attempts" integer NOT NULL DEFAULT 0, "next_attempt_at" timestamptz(3) NOT NULL, "updated_at" timestamptz(3), PRIMARY KEY ("id"), CHECK ("status" IN (\'queued\', \'sending\', \'sent\', \'failed\')))',
+    sql: 'CREATE TABLE "tempest_conformance_jobs" ("id" uuid NOT NULL, "consumer" text COLLATE "C" NOT NULL, "idempotency_key" text COLLATE "C", "status" text NOT NULL, "attempts" integer NOT NULL DEFAULT 0, "next_attempt_at" timestamptz(3) NOT NULL, "updated_at" timestamptz(3), PRIMARY KEY ("id"), CHECK ("status" IN (\'queued\', \'sending\', \'sent\', \'failed\')))',
     params: [],
   },
   "ddl.createIndex.idempotency": {

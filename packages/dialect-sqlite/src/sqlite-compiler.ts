@@ -1,5 +1,6 @@
-import type { BeginOptions, ColumnMeta, CompileContext, DialectCapabilities, LockClause } from "tempest-db-js";
+import type { BeginOptions, ColumnMeta, CompileContext, DialectCapabilities, InListNode, LockClause, ParamNode } from "tempest-db-js";
 import { SqlCompiler } from "tempest-db-js";
+import { jsonArrayText, LONG_LIST } from "./json-list.js";
 import { sqliteCodec } from "./sqlite-codec.js";
 
 /** The text `Date.toISOString()` writes, so stored and database-made times compare as text. */
@@ -33,6 +34,22 @@ export class SqliteCompiler extends SqlCompiler {
     // `||` binds tighter than any arithmetic in SQLite: an expression operand needs parentheses.
     const operand = /^(\?|-?\d+(\.\d+)?)$/.test(seconds) ? seconds : `(${seconds})`;
     return `${ISO_NOW},(${operand} || ' seconds'))`;
+  }
+
+  /**
+   * A long list of bound values is one JSON parameter read by json_each: `IN (SELECT value FROM
+   * json_each(?))`, so no list length runs into the parameter limit, and LIMIT, ORDER BY and notIn
+   * keep meaning what they say (a split statement would not). Short lists keep `IN (?, ...)`.
+   */
+  protected override inList(node: InListNode, ctx: CompileContext): string {
+    const column = node.column;
+    if (ctx.inline || node.values.length <= LONG_LIST || column.kind === "bytes" || !node.values.every((v) => v.kind === "param")) {
+      return super.inList(node, ctx);
+    }
+    const json = jsonArrayText(node.values.map((v) => this.encodeParam((v as ParamNode).value, column)));
+    if (json === undefined) return super.inList(node, ctx);
+    const placeholder = this.bind(json, undefined, ctx);
+    return `${this.column(column, ctx)} ${node.negated ? "NOT IN" : "IN"} (SELECT value FROM json_each(${placeholder}))`;
   }
 
   /** SQLite has no default LIKE escape character; PostgreSQL and MySQL use backslash, so say so. */

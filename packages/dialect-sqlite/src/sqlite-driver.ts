@@ -182,6 +182,8 @@ export class SqliteDriver implements Driver {
         db.pragma("synchronous = NORMAL");
       }
       db.pragma("foreign_keys = ON");
+      // LIKE is case-sensitive, as on PostgreSQL and MySQL (SQLite's own LIKE folds A-Z); ilike folds with LOWER.
+      db.pragma("case_sensitive_like = ON");
     } catch (error) {
       db.close();
       throw error;

@@ -127,11 +127,22 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
     case "lte":
     case "gt":
     case "gte":
+      refuseEnumOrder(column, at);
       return compareNode(column, COMPARE[op] as CompareOperator, resolveValue(column, operand, at, false), plain);
     case "like":
     case "ilike": {
+      if (column.kind !== "text" && column.kind !== "varchar" && column.kind !== "enum") {
+        throw new ValidationError(
+          `${at}: ${op} matches text only (text, varchar and enum columns), and ${column.field} is a ${column.kind} column; compare it with eq, in or a range instead`,
+        );
+      }
       if (typeof operand !== "string" && expressionNode(operand) === undefined) {
         throw new ValidationError(`${at}: expects a string pattern, got ${describe(operand)}`);
+      }
+      if (typeof operand === "string" && endsInEscape(operand)) {
+        throw new ValidationError(
+          `${at}: the pattern ends in the escape character \\, which escapes nothing; write \\\\ for a literal backslash`,
+        );
       }
       const value = expressionNode(operand) ?? paramNode(operand);
       return compareNode(column, COMPARE[op] as CompareOperator, value, plain);
@@ -160,6 +171,7 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
       return inListNode(column, negated, values, plain);
     }
     case "between": {
+      refuseEnumOrder(column, at);
       if (!Array.isArray(operand) || operand.length !== 2) {
         throw new ValidationError(`${at}: expects a [low, high] pair, got ${describe(operand)}`);
       }
@@ -175,6 +187,25 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
         `${where}: unknown operator "${op}" (operators: eq, ne, lt, lte, gt, gte, in, notIn, isNull, between, like, ilike; a plain object is never a value)`,
       );
   }
+}
+
+/**
+ * An enum compares only for equality: its order is its declaration order, which only MySQL's ENUM
+ * type compares by, so a range over it would answer differently per database.
+ */
+function refuseEnumOrder(column: ColumnMeta, at: string): void {
+  if (column.kind === "enum") {
+    throw new ValidationError(
+      `${at}: ${column.field} is an enum column, which compares only with eq, ne, in, notIn and isNull (orderBy sorts it by declaration order)`,
+    );
+  }
+}
+
+/** An odd number of trailing backslashes: the last one escapes nothing (an error on PostgreSQL, a literal on MySQL, no match on SQLite). */
+function endsInEscape(pattern: string): boolean {
+  let backslashes = 0;
+  for (let i = pattern.length - 1; i >= 0 && pattern.charCodeAt(i) === 92; i--) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 export function isTrivial(condition: ConditionNode | undefined): boolean {

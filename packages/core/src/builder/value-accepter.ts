@@ -38,7 +38,8 @@ export function fits(kind: number, accept: (value: unknown) => boolean, value: u
     case TEXT:
       return typeof value === "string";
     case INTEGER:
-      return Number.isSafeInteger(value);
+      // An integer in the 32-bit range (what an integer column holds on every dialect).
+      return typeof value === "number" && (value | 0) === value;
     case REAL:
       return Number.isFinite(value);
     case BOOLEAN:
@@ -57,7 +58,7 @@ export function inlineTest(kind: number, v: string, accept: string): string {
     case TEXT:
       return `typeof ${v} === "string"`;
     case INTEGER:
-      return `Number.isSafeInteger(${v})`;
+      return `(typeof ${v} === "number" && (${v} | 0) === ${v})`;
     case REAL:
       return `Number.isFinite(${v})`;
     case BOOLEAN:

@@ -80,7 +80,11 @@ export abstract class SqlCompiler extends DdlCompiler {
     }
     if (ctx.params.length > this.capabilities.maxParams) {
       throw new ValidationError(
-        `${this.dialectName} takes at most ${this.capabilities.maxParams} parameters per statement; this one has ${ctx.params.length}. Insert in smaller batches.`,
+        `${this.dialectName} takes at most ${this.capabilities.maxParams} parameters per statement; this one has ${ctx.params.length}. ${
+          node.kind === "insert"
+            ? "Insert in smaller batches, inside one transaction."
+            : "Never split a select (LIMIT, ORDER BY and notIn would change meaning): put the values in a table and use in: select(...).asSubquery(field)."
+        }`,
       );
     }
     const compiled: CompiledQuery = Object.freeze({
@@ -128,7 +132,7 @@ export abstract class SqlCompiler extends DdlCompiler {
       sql += " ORDER BY ";
       for (let i = 0; i < node.orderBy.length; i++) {
         const o = node.orderBy[i] as (typeof node.orderBy)[number];
-        sql += `${i === 0 ? "" : ", "}${this.quoteName(o.column.name)} ${o.direction === "asc" ? "ASC" : "DESC"}`;
+        sql += `${i === 0 ? "" : ", "}${this.orderItem(o.column, o.direction)}`;
       }
     }
     sql += this.limitOffset(node.limit, node.offset);
@@ -184,6 +188,32 @@ export abstract class SqlCompiler extends DdlCompiler {
 
   protected whereClause(where: ConditionNode | undefined, ctx: CompileContext): string {
     return where ? ` WHERE ${this.condition(where, ctx, true)}` : "";
+  }
+
+  /**
+   * One ORDER BY item. Every dialect sorts the same way (docs/dialects.md, "One statement, one answer"):
+   * an enum by its declaration order, and NULL after every value ascending (before them descending).
+   * The pinning SQL is written only for columns that need it: a NOT NULL, non-enum column stays a bare
+   * column, so an index on it still serves the order.
+   */
+  protected orderItem(column: ColumnMeta, direction: "asc" | "desc"): string {
+    const name = this.quoteName(column.name);
+    const sorted = column.kind === "enum" ? this.enumOrderSql(column, name) : name;
+    const nullable = !column.notNull && !column.primaryKey;
+    return nullable ? this.nullsLargestSql(sorted, direction) : `${sorted} ${direction === "asc" ? "ASC" : "DESC"}`;
+  }
+
+  /** An enum column as a sort key in declaration order (a dialect whose enum type already sorts so returns `name`). */
+  protected enumOrderSql(column: ColumnMeta, name: string): string {
+    const values = column.enumValues ?? [];
+    let sql = `CASE ${name}`;
+    for (let i = 0; i < values.length; i++) sql += ` WHEN ${this.literal(values[i], undefined)} THEN ${i}`;
+    return `${sql} END`;
+  }
+
+  /** `key` ordered with NULL as the largest value: PostgreSQL's own default, standard `NULLS LAST`/`NULLS FIRST` elsewhere. */
+  protected nullsLargestSql(key: string, direction: "asc" | "desc"): string {
+    return direction === "asc" ? `${key} ASC NULLS LAST` : `${key} DESC NULLS FIRST`;
   }
 
   protected limitOffset(limit: number | undefined, offset: number | undefined): string {
