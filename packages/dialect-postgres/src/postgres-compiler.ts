@@ -3,7 +3,18 @@ import { SqlCompiler, ValidationError } from "tempest-db-js";
 import { postgresCodec } from "./postgres-codec.js";
 
 /** Column kinds whose IN lists are bound as one array (see inList). */
-const ARRAY_KINDS: ReadonlySet<ColumnKind> = new Set(["uuid", "text", "varchar", "enum", "integer", "bigint", "real", "numeric", "date"]);
+const ARRAY_KINDS: ReadonlySet<ColumnKind> = new Set([
+  "uuid",
+  "text",
+  "varchar",
+  "enum",
+  "integer",
+  "bigint",
+  "real",
+  "numeric",
+  "date",
+  "datetime",
+]);
 
 /** NAMEDATALEN - 1 in a stock build. */
 const MAX_IDENTIFIER_BYTES = 63;

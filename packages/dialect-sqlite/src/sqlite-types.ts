@@ -1,11 +1,13 @@
 import type { ColumnMeta } from "tempest-db-js";
 import { TempestError, ValidationError } from "tempest-db-js";
+import { decodeNumeric, encodeNumeric } from "./sqlite-numeric.js";
 
 /**
  * How values travel to and from SQLite, which stores only NULL, INTEGER, REAL, TEXT and BLOB.
  * Datetimes are ISO-8601 UTC text with milliseconds (`Date.toISOString()`), the exact format
  * `sql.now()` produces, so JS-written and database-written times compare and sort as text.
- * numeric is TEXT so that no digit goes through a double; json is text; booleans are 0/1;
+ * numeric is TEXT in an ordered form (sqlite-numeric) so that no digit goes through a double and
+ * comparisons are numeric; uuids are lower-case; json is text; booleans are 0/1;
  * bigint binds as a JavaScript BigInt so 64-bit values stay exact.
  */
 export function encodeSqlite(value: unknown, column: ColumnMeta | undefined): unknown {
@@ -16,7 +18,11 @@ export function encodeSqlite(value: unknown, column: ColumnMeta | undefined): un
     case "bigint":
       return typeof value === "number" ? BigInt(value) : value;
     case "numeric":
-      return typeof value === "string" ? value : String(value);
+      return encodeNumeric(value as string | number | bigint);
+    // PostgreSQL's uuid type and MySQL's dialect write a uuid lower-case; so does this one, so that
+    // equality and order agree (rows stored upper-case by earlier versions read back lower-case).
+    case "uuid":
+      return typeof value === "string" ? value.toLowerCase() : value;
     default:
       break;
   }
@@ -57,7 +63,12 @@ export function decodeSqlite(value: unknown, column: ColumnMeta): unknown {
     case "bigint":
       return typeof value === "bigint" ? value : BigInt(value as number | string);
     case "numeric":
-      return typeof value === "string" ? value : String(value);
+      return decodeNumeric(
+        typeof value === "string" ? value : String(value),
+        column.precision === undefined ? undefined : (column.scale ?? 0),
+      );
+    case "uuid":
+      return typeof value === "string" ? value.toLowerCase() : value;
     case "datetime":
       return parseSqliteDatetime(value, column);
     case "json":
@@ -70,7 +81,6 @@ export function decodeSqlite(value: unknown, column: ColumnMeta): unknown {
 /** Kinds whose strings and numbers encodeSqlite passes through unchanged (booleans become 0/1). */
 export function encodesAsIs(column: ColumnMeta): boolean {
   switch (column.kind) {
-    case "uuid":
     case "text":
     case "varchar":
     case "enum":
@@ -86,7 +96,6 @@ export function encodesAsIs(column: ColumnMeta): boolean {
 /** Kinds whose better-sqlite3 value already is the JavaScript value (BLOBs arrive as Buffer). */
 export function decodesAsIs(column: ColumnMeta): boolean {
   switch (column.kind) {
-    case "uuid":
     case "text":
     case "varchar":
     case "enum":

@@ -85,7 +85,8 @@ describe("SQLite SQL text", () => {
 
   it("booleans, json and bigint bind as SQLite storage values; delete returns rows", () => {
     const query = insert(Sample).values({ id: ID, flag: true, doc: { a: [1] }, big: 2n ** 60n + 1n, amount: "1.50" });
-    expect(compiled(query).params).toEqual([ID, 1n + 2n ** 60n, "1.50", 1, '{"a":[1]}']);
+    // numeric binds in its ordered text form (1.5 = 0.15 x 10^1).
+    expect(compiled(query).params).toEqual([ID, 1n + 2n ** 60n, "P500115", 1, '{"a":[1]}']);
     expect(compiled(deleteFrom(Outbound).where({ status: "sent" }).returning(["id"])).sql).toBe(
       `DELETE FROM "outbound_messages" WHERE "status" = ? RETURNING "id"`,
     );
