@@ -1,6 +1,7 @@
 import type { ColumnKind, ColumnMeta, CompileContext, DialectCapabilities, InListNode, InSubqueryNode, ParamNode } from "tempest-db-js";
 import { SqlCompiler, ValidationError } from "tempest-db-js";
 import { postgresCodec } from "./postgres-codec.js";
+import { isoTimestamp } from "./postgres-types.js";
 
 /** Column kinds whose IN lists are bound as one array (see inList). */
 const ARRAY_KINDS: ReadonlySet<ColumnKind> = new Set([
@@ -63,7 +64,7 @@ export class PostgresCompiler extends SqlCompiler {
 
   override literal(value: unknown, column: ColumnMeta | undefined): string {
     if (value instanceof Uint8Array) return `'\\x${Buffer.from(value).toString("hex")}'::bytea`;
-    if (value instanceof Date) return `'${value.toISOString()}'::timestamptz`;
+    if (value instanceof Date) return `'${isoTimestamp(value)}'::timestamptz`;
     return super.literal(value, column);
   }
 

@@ -10,11 +10,17 @@ import type { ColumnMeta } from "tempest-db-js";
  */
 export function encodePostgres(value: unknown, column: ColumnMeta | undefined): unknown {
   if (value === null) return null;
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return isoTimestamp(value);
   if (column?.kind === "json") return JSON.stringify(value);
   if (typeof value === "bigint") return value.toString();
   if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   return value;
+}
+
+/** `toISOString()`, except that PostgreSQL spells year 0 (ISO 8601's 1 BC) as 0001 BC. */
+export function isoTimestamp(date: Date): string {
+  const text = date.toISOString();
+  return date.getUTCFullYear() === 0 ? `0001${text.slice(4)} BC` : text;
 }
 
 export function decodePostgres(value: unknown, column: ColumnMeta): unknown {

@@ -28,7 +28,7 @@ describe(`every database answers what the rules say (TZ=${process.env.TZ ?? "uns
   it("runs in the process zone the test script names, and it is not UTC", () => {
     expect(["America/Sao_Paulo", "Europe/Amsterdam"]).toContain(process.env.TZ);
     expect(Intl.DateTimeFormat().resolvedOptions().timeZone).toBe(process.env.TZ);
-    expect(new Date("1900-01-01T00:00:00Z").getTimezoneOffset()).not.toBe(0);
+    expect(new Date("2024-07-01T00:00:00Z").getTimezoneOffset()).not.toBe(0);
   });
 
   it("stores, reads back, filters and orders random rows as the oracle does", async () => {

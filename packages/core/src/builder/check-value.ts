@@ -82,7 +82,12 @@ const checks: Record<ColumnKind, Check> = {
   real: (v) => (typeof v === "number" && Number.isFinite(v) ? undefined : "a finite number"),
   numeric: checkNumeric,
   boolean: (v) => (typeof v === "boolean" ? undefined : "a boolean"),
-  datetime: (v) => (!isDateValue(v) ? "a valid Date" : inYearRange(v.getUTCFullYear()) ? undefined : "a Date in the years 1 to 9999 (UTC)"),
+  // Year 0 (1 BC) included: every dialect stores it, and ISO-8601 text sorts it first.
+  datetime: (v) => {
+    if (!isDateValue(v)) return "a valid Date";
+    const year = v.getUTCFullYear();
+    return year >= 0 && year <= 9999 ? undefined : "a Date in the years 0 to 9999 (UTC)";
+  },
   date: (v) =>
     !(typeof v === "string" && DATE.test(v))
       ? "a YYYY-MM-DD string"

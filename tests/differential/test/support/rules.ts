@@ -135,7 +135,7 @@ export function refusal(column: ColumnSpec, value: unknown, database: DatabaseNa
     case "datetime": {
       if (!(value instanceof Date) || Number.isNaN(value.getTime())) return "date";
       const year = value.getUTCFullYear();
-      return year < 1 || year > 9999 ? "year range" : undefined;
+      return year < 0 || year > 9999 ? "year range" : undefined;
     }
   }
 }
