@@ -86,7 +86,7 @@ const datetime = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.date({ min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59.999Z"), noInvalidDate: true }),
+    arbitrary: fc.date({ min: new Date("0000-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59.999Z"), noInvalidDate: true }),
   },
 );
 
