@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import "@tempest-db-js/dialect-sqlite";
 import Database from "better-sqlite3";
-import { and as dand, eq as deq, gt as dgt } from "drizzle-orm";
+import { and as dand, eq as deq, gt as dgt, sql as dsql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { Kysely, SqliteDialect } from "kysely";
@@ -61,15 +61,25 @@ function tune(db: Database.Database): Database.Database {
   return db;
 }
 
+/**
+ * A library's way of doing each operation. The bulk operations (insertAll, scans) are left out by the
+ * prepared-statement lanes, which differ from their library's plain lane only in the row-at-a-time
+ * operations (insertEach, lookup).
+ */
 interface Contender {
   readonly name: string;
   reset(): Promise<void> | void;
-  insertAll(rows: readonly ItemRow[]): Promise<unknown> | unknown;
-  scanAll(): Promise<unknown[]> | unknown[];
-  filterScan(): Promise<unknown[]> | unknown[];
+  insertAll?(rows: readonly ItemRow[]): Promise<unknown> | unknown;
+  /** Every row in an INSERT of its own, all in one transaction. */
+  insertEach(rows: readonly ItemRow[]): Promise<unknown> | unknown;
+  scanAll?(): Promise<unknown[]> | unknown[];
+  filterScan?(): Promise<unknown[]> | unknown[];
   lookup(id: number): Promise<unknown> | unknown;
   close(): Promise<void> | void;
 }
+
+const TEMPEST_PREPARED = "tempest: engine.prepare";
+const DRIZZLE_PREPARED = "drizzle: .prepare()";
 
 export async function sqliteCrud(quick: boolean): Promise<SectionResult> {
   const n = quick ? 500 : 20_000;
@@ -86,6 +96,10 @@ export async function sqliteCrud(quick: boolean): Promise<SectionResult> {
   const rawScan = rawDb.prepare(`SELECT id, name, category, qty, price FROM ${TABLE}`);
   const rawFilter = rawDb.prepare(`SELECT id, name, category, qty, price FROM ${TABLE} WHERE category = ? AND qty > ?`);
   const rawGet = rawDb.prepare(`SELECT id, name, category, qty, price FROM ${TABLE} WHERE id = ?`);
+  const rawInsertOne = rawDb.prepare(`INSERT INTO ${TABLE} (${COLUMNS.join(", ")}) VALUES (?, ?, ?, ?, ?)`);
+  const rawInsertEach = rawDb.transaction((all: readonly ItemRow[]) => {
+    for (const r of all) rawInsertOne.run(r.id, r.name, r.category, r.qty, r.price);
+  });
   const rawInsertAll = rawDb.transaction((all: readonly ItemRow[]) => {
     for (let i = 0; i < all.length; i += CHUNK) {
       const params: unknown[] = [];
@@ -96,9 +110,29 @@ export async function sqliteCrud(quick: boolean): Promise<SectionResult> {
 
   const engine = createEngine(`sqlite://${join(dir, "tempest.db")}`);
   await engine.execute(sql.raw(DDL)).rowsAffected();
+  // What an application writes to run one statement shape many times: built and compiled once.
+  const insertItem = engine.prepare({ id: "integer", name: "text", category: "text", qty: "integer", price: "real" }, (p) =>
+    insert(Item).values({ id: p.id, name: p.name, category: p.category, qty: p.qty, price: p.price }),
+  );
+  const itemById = engine.prepare({ id: "integer" }, (p) => select(Item).where({ id: p.id }));
 
   const drizzleDb = drizzle(tune(new Database(join(dir, "drizzle.db"))));
   drizzleDb.run(DDL);
+  const drizzleInsertOne = drizzleDb
+    .insert(drizzleItems)
+    .values({
+      id: dsql.placeholder("id"),
+      name: dsql.placeholder("name"),
+      category: dsql.placeholder("category"),
+      qty: dsql.placeholder("qty"),
+      price: dsql.placeholder("price"),
+    })
+    .prepare();
+  const drizzleById = drizzleDb
+    .select()
+    .from(drizzleItems)
+    .where(deq(drizzleItems.id, dsql.placeholder("id")))
+    .prepare();
 
   const kyselyDb = new Kysely<{ bench_items: ItemRow }>({
     dialect: new SqliteDialect({ database: tune(new Database(join(dir, "kysely.db"))) }),
@@ -110,6 +144,7 @@ export async function sqliteCrud(quick: boolean): Promise<SectionResult> {
       name: "better-sqlite3 (raw)",
       reset: () => void rawDb.exec(`DELETE FROM ${TABLE}`),
       insertAll: (all) => rawInsertAll(all),
+      insertEach: (all) => rawInsertEach(all),
       scanAll: () => rawScan.all(),
       filterScan: () => rawFilter.all("c3", 500),
       lookup: (id) => rawGet.get(id),
@@ -122,10 +157,24 @@ export async function sqliteCrud(quick: boolean): Promise<SectionResult> {
         engine.transaction(async (tx) => {
           for (let i = 0; i < all.length; i += CHUNK) await tx.execute(insert(Item).values(all.slice(i, i + CHUNK))).rowsAffected();
         }),
+      insertEach: (all) =>
+        engine.transaction(async (tx) => {
+          for (const r of all) await tx.execute(insert(Item).values(r)).rowsAffected();
+        }),
       scanAll: () => engine.execute(select(Item)).all(),
       filterScan: () => engine.execute(select(Item).where({ category: "c3", qty: { gt: 500 } })).all(),
       lookup: (id) => engine.execute(select(Item).where({ id })).first(),
       close: () => engine.close(),
+    },
+    {
+      name: TEMPEST_PREPARED,
+      reset: async () => void (await engine.execute(sql.raw(`DELETE FROM ${TABLE}`)).rowsAffected()),
+      insertEach: (all) =>
+        engine.transaction(async (tx) => {
+          for (const r of all) await insertItem.execute(r, tx).rowsAffected();
+        }),
+      lookup: (id) => itemById.execute({ id }).first(),
+      close: () => {}, // the tempest lane closes the engine
     },
     {
       name: "drizzle",
@@ -136,6 +185,10 @@ export async function sqliteCrud(quick: boolean): Promise<SectionResult> {
             tx.insert(drizzleItems)
               .values(all.slice(i, i + CHUNK))
               .run();
+        }),
+      insertEach: (all) =>
+        drizzleDb.transaction((tx) => {
+          for (const r of all) tx.insert(drizzleItems).values(r).run();
         }),
       scanAll: () => drizzleDb.select().from(drizzleItems).all(),
       filterScan: () =>
@@ -148,6 +201,17 @@ export async function sqliteCrud(quick: boolean): Promise<SectionResult> {
       close: () => void drizzleDb.$client.close(),
     },
     {
+      name: DRIZZLE_PREPARED,
+      reset: () => void drizzleDb.delete(drizzleItems).run(),
+      // Drizzle's transaction on better-sqlite3 runs its callback synchronously; the prepared query runs on the same connection.
+      insertEach: (all) =>
+        drizzleDb.transaction(() => {
+          for (const r of all) drizzleInsertOne.run(r as unknown as Record<string, unknown>);
+        }),
+      lookup: (id) => drizzleById.get({ id }),
+      close: () => {}, // the drizzle lane closes the database
+    },
+    {
       name: "kysely",
       reset: async () => void (await kyselyDb.deleteFrom(TABLE).execute()),
       insertAll: (all) =>
@@ -157,6 +221,10 @@ export async function sqliteCrud(quick: boolean): Promise<SectionResult> {
               .insertInto(TABLE)
               .values(all.slice(i, i + CHUNK))
               .execute();
+        }),
+      insertEach: (all) =>
+        kyselyDb.transaction().execute(async (trx) => {
+          for (const r of all) await trx.insertInto(TABLE).values(r).execute();
         }),
       scanAll: () => kyselyDb.selectFrom(TABLE).selectAll().execute(),
       filterScan: () => kyselyDb.selectFrom(TABLE).selectAll().where("category", "=", "c3").where("qty", ">", 500).execute(),
@@ -169,55 +237,75 @@ export async function sqliteCrud(quick: boolean): Promise<SectionResult> {
   const expectedFilter = rows.filter((r) => r.category === "c3" && r.qty > 500).length;
   for (const c of contenders) {
     await c.reset();
-    await c.insertAll(rows);
-    const all = await c.scanAll();
-    const filtered = await c.filterScan();
+    await c.insertEach(rows);
     const one = (await c.lookup(ids[0] as number)) as ItemRow;
-    if (all.length !== n || filtered.length !== expectedFilter || one?.id !== ids[0] || one.name !== `item ${ids[0]}`) {
-      throw new Error(`${c.name}: wrong results (${all.length} rows, ${filtered.length} filtered, lookup ${JSON.stringify(one)})`);
+    const bulk = c.insertAll && c.scanAll && c.filterScan;
+    if (bulk) {
+      await c.reset();
+      await c.insertAll?.(rows);
+    }
+    const all = bulk ? await c.scanAll?.() : undefined;
+    const filtered = bulk ? await c.filterScan?.() : undefined;
+    if ((bulk && (all?.length !== n || filtered?.length !== expectedFilter)) || one?.id !== ids[0] || one.name !== `item ${ids[0]}`) {
+      throw new Error(`${c.name}: wrong results (${all?.length} rows, ${filtered?.length} filtered, lookup ${JSON.stringify(one)})`);
     }
   }
+  // The prepared lanes share a database with their library's plain lane, which the last check filled.
 
-  const ops: [string, (c: Contender) => Promise<number>][] = [
+  /** Each operation, and the lanes it is measured on (a lane lacking the operation is left out). */
+  const bulkOnly = (c: Contender) => c.insertAll !== undefined;
+  const everyLane = () => true;
+  const ops: [string, (c: Contender) => boolean, (c: Contender) => Promise<number>, string][] = [
     [
       `insert ${n.toLocaleString("en-US")} rows in one transaction (${CHUNK}-row INSERTs)`,
+      bulkOnly,
       (c) =>
         time(
-          () => c.insertAll(rows),
+          () => c.insertAll?.(rows),
           () => c.reset(),
         ),
+      "tempest",
     ],
-    [`scan all ${n.toLocaleString("en-US")} rows`, (c) => time(() => c.scanAll())],
-    [`filter scan (category = 'c3' AND qty > 500: ${expectedFilter} rows)`, (c) => time(() => c.filterScan())],
+    [
+      `insert ${n.toLocaleString("en-US")} rows one at a time (single-row INSERTs) in one transaction`,
+      everyLane,
+      (c) =>
+        time(
+          () => c.insertEach(rows),
+          () => c.reset(),
+        ),
+      TEMPEST_PREPARED,
+    ],
+    [`scan all ${n.toLocaleString("en-US")} rows`, bulkOnly, (c) => time(() => c.scanAll?.()), "tempest"],
+    [`filter scan (category = 'c3' AND qty > 500: ${expectedFilter} rows)`, bulkOnly, (c) => time(() => c.filterScan?.()), "tempest"],
     [
       `${lookups.toLocaleString("en-US")} primary-key lookups, one query each`,
+      everyLane,
       (c) =>
         time(async () => {
           for (const id of ids) await c.lookup(id);
         }),
+      TEMPEST_PREPARED,
     ],
   ];
 
   const groups: Group[] = [];
-  for (const [title, op] of ops) {
-    const times = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
-    for (const c of contenders) await op(c); // warm-up
+  for (const [title, has, op, tempest] of ops) {
+    const lanes = contenders.filter(has);
+    for (const c of lanes) await op(c); // warm-up
+    const times = new Map<string, number[]>(lanes.map((c) => [c.name, []]));
     for (let round = 0; round < rounds; round++) {
-      for (const c of contenders) times.get(c.name)?.push(await op(c));
+      for (const c of lanes) times.get(c.name)?.push((await op(c)) as number);
     }
-    const groupRows: Row[] = contenders.map((c) => ({ name: c.name, value: median(times.get(c.name) ?? []), unit: "ms" }));
+    const groupRows: Row[] = lanes.map((c) => ({ name: c.name, value: median(times.get(c.name) ?? []), unit: "ms" }));
     const value = (name: string) => groupRows.find((r) => r.name === name)?.value as number;
-    groups.push({
-      title: `${title}, ms`,
-      rows: groupRows,
-      baselines: ["better-sqlite3 (raw)"],
-      checks: [
-        check("tempest ÷ raw", value("tempest") / value("better-sqlite3 (raw)"), "≤", 1.5),
-        check("tempest ÷ drizzle", value("tempest") / value("drizzle"), "≤", 1),
-        check("tempest ÷ kysely", value("tempest") / value("kysely"), "≤", 1),
-      ],
-      notes: [],
-    });
+    const checks = [
+      check(`${tempest} ÷ raw`, value(tempest) / value("better-sqlite3 (raw)"), "≤", 1.5),
+      check(`${tempest} ÷ drizzle`, value(tempest) / value("drizzle"), "≤", 1),
+      check(`${tempest} ÷ kysely`, value(tempest) / value("kysely"), "≤", 1),
+    ];
+    if (tempest !== "tempest") checks.push(check(`${tempest} ÷ ${DRIZZLE_PREPARED}`, value(tempest) / value(DRIZZLE_PREPARED), "≤", 1));
+    groups.push({ title: `${title}, ms`, rows: groupRows, baselines: ["better-sqlite3 (raw)"], checks, notes: [] });
   }
   // After the last insert round the tables hold the data again; leave nothing behind.
   for (const c of contenders) await c.close();
@@ -232,6 +320,7 @@ export async function sqliteCrud(quick: boolean): Promise<SectionResult> {
             notes: [
               "Every library writes the same 100-row INSERT statements inside one transaction; raw uses one prepared statement for them.",
               "Rows come back as objects everywhere; tempest, Drizzle and Kysely build each query afresh per call, as an application does.",
+              `The single-row insert and the lookups also run prepared: "${TEMPEST_PREPARED}" (built and compiled once, each value checked per call) and "${DRIZZLE_PREPARED}" (sql.placeholder); Kysely has no prepared statements.`,
             ],
           }
         : g,

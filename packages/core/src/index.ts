@@ -39,6 +39,7 @@ export type {
   ExpressionNode,
   NowNode,
   ParamNode,
+  PlaceholderNode,
   RawNode,
   TemplateNode,
   ValueNode,
@@ -59,7 +60,7 @@ export type { Subquery } from "./builder/subquery.js";
 export { UpdateBuilder, update } from "./builder/update-builder.js";
 export type { ValueCodec } from "./codec/value-codec.js";
 export { passThroughCodec } from "./codec/value-codec.js";
-export type { CompileContext, CompiledQuery } from "./compiler/compiled-query.js";
+export type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiler/compiled-query.js";
 export { formatLiteral } from "./compiler/format-literal.js";
 export type { BeginOptions } from "./compiler/sql-compiler.js";
 export { exhaustive, SqlCompiler } from "./compiler/sql-compiler.js";
@@ -82,6 +83,8 @@ export * from "./errors.js";
 export type { Expression } from "./expression/expression.js";
 export { isExpression } from "./expression/expression.js";
 export { sql } from "./expression/sql.js";
+export type { PlaceholderKind, PlaceholderSpec, Placeholders, PlaceholderValues, PlaceholderValueTypes } from "./prepared/placeholder.js";
+export { PreparedStatement } from "./prepared/prepared-statement.js";
 export type { JsonValue } from "./schema/column.js";
 export { Column, column } from "./schema/column.js";
 export type { ColumnDefault, ColumnKind, ColumnMeta, ColumnSpec } from "./schema/column-meta.js";

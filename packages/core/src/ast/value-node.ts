@@ -1,4 +1,4 @@
-import type { ColumnMeta } from "../schema/column-meta.js";
+import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
 
 /** A JavaScript value bound as a parameter. `column` tells the dialect how to encode it. */
 export interface ParamNode {
@@ -38,7 +38,25 @@ export interface ColumnRefNode {
   readonly field: string;
 }
 
-export type ExpressionNode = RawNode | TemplateNode | NowNode | ExcludedNode | ColumnRefNode;
+/**
+ * A named value given later, when a prepared statement runs (`engine.prepare`). `column` is the column
+ * it stands for, set by the builder where the placeholder lands; the value given then is checked
+ * against it exactly as a literal value there would be (null only where `allowNull`).
+ */
+export interface PlaceholderNode {
+  readonly kind: "placeholder";
+  readonly name: string;
+  /** The kind the placeholder was declared with. */
+  readonly declared: ColumnKind;
+  /** Declared `"kind | null"`. */
+  readonly nullable: boolean;
+  readonly column: ColumnMeta | undefined;
+  readonly allowNull: boolean;
+  /** Describes where the placeholder stands, for the errors of a value given for it. */
+  readonly where: string;
+}
+
+export type ExpressionNode = RawNode | TemplateNode | NowNode | ExcludedNode | ColumnRefNode | PlaceholderNode;
 export type ValueNode = ParamNode | ExpressionNode;
 
 // ---- factories: the only places a value node is made; each returns a frozen node ---------------
@@ -67,4 +85,16 @@ export function excludedNode(field: string): ExcludedNode {
 
 export function columnRefNode(field: string): ColumnRefNode {
   return Object.freeze({ kind: "columnRef", field });
+}
+
+/** A placeholder not yet placed (`column` undefined), or placed at a column by a builder. */
+export function placeholderNode(
+  name: string,
+  declared: ColumnKind,
+  nullable: boolean,
+  column?: ColumnMeta,
+  allowNull = false,
+  where = "",
+): PlaceholderNode {
+  return Object.freeze({ kind: "placeholder", name, declared, nullable, column, allowNull, where });
 }

@@ -3,6 +3,7 @@ import type { ExpressionNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import { expressionNode } from "../expression/expression.js";
+import { placeAt } from "../prepared/placeholder.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { checkValue } from "./check-value.js";
@@ -130,7 +131,8 @@ function anyRows(table: TableMeta, rows: readonly unknown[]): ResolvedRows {
       }
       if (value === undefined && Object.hasOwn(row, column.field)) throw undefinedField(table, i, column.field);
       // Only objects can be expressions: strings and numbers skip the brand test.
-      const node = typeof value === "object" && value !== null ? expressionNode(value) : undefined;
+      const found = typeof value === "object" && value !== null ? expressionNode(value) : undefined;
+      const node = found && placeAt(found, column, `insert(${table.model.name}).values row ${i}`, !column.notNull);
       const cell = node ?? cellFor(column, value, table, i);
       if (node !== undefined || (value === undefined && column.default?.kind === "expression")) {
         expressions ??= [];

@@ -2,6 +2,7 @@ import type { Assignment } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import { expressionNode } from "../expression/expression.js";
+import { placeAt } from "../prepared/placeholder.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { columnOf } from "../schema/table-meta.js";
 import { resolveValue } from "./resolve-value.js";
@@ -48,7 +49,8 @@ function resolveAssignments(table: TableMeta, input: unknown, where: string): As
     const value = input[field];
     const node = expressionNode(value);
     if (node?.kind === "excluded") columnOf(table, node.field, `${where}: sql.excluded`);
-    assignments.push(Object.freeze({ column, value: node ?? resolveValue(column, value, where) }));
+    const placed = node === undefined ? resolveValue(column, value, where) : placeAt(node, column, where, !column.notNull);
+    assignments.push(Object.freeze({ column, value: placed }));
   }
   return assignments;
 }

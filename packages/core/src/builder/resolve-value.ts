@@ -2,13 +2,15 @@ import type { ValueNode } from "../ast/value-node.js";
 import { paramNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import { expressionNode } from "../expression/expression.js";
+import { placeAt } from "../prepared/placeholder.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import { checkValue } from "./check-value.js";
 
 /** A value for a column: a branded expression passes through, anything else must fit the column. */
 export function resolveValue(column: ColumnMeta, value: unknown, where: string, allowNull?: boolean): ValueNode {
   const node = expressionNode(value);
-  if (node) return node;
+  // A placeholder is checked at execute() as a literal here would be now.
+  if (node) return placeAt(node, column, where, allowNull ?? !column.notNull);
   if (value === undefined) {
     throw new ValidationError(`${where}: ${column.field} is undefined; omit the field or pass null`);
   }

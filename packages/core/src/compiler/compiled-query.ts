@@ -1,4 +1,5 @@
 import type { StatementNode } from "../ast/statement-node.js";
+import type { PlaceholderNode } from "../ast/value-node.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 
@@ -19,10 +20,21 @@ export interface CompileContext {
   readonly qualify: boolean;
   /** The statement's table, for `sql.ref()` / `sql.excluded()`. */
   readonly table: { readonly name: string; readonly byField: ReadonlyMap<string, ColumnMeta> } | undefined;
+  /**
+   * Where the placeholders of a prepared statement went among the parameters; undefined outside
+   * `compilePrepared`, where a placeholder is refused.
+   */
+  readonly slots?: PlaceholderSlot[] | undefined;
 }
 
-export function newContext(inline: boolean, table: TableMeta | undefined): CompileContext {
-  return { params: [], inline, qualify: false, table };
+/** One placeholder of a prepared statement: the parameter (0-based) its value is bound as. */
+export interface PlaceholderSlot {
+  readonly index: number;
+  readonly node: PlaceholderNode;
+}
+
+export function newContext(inline: boolean, table: TableMeta | undefined, slots?: PlaceholderSlot[]): CompileContext {
+  return { params: [], inline, qualify: false, table, slots };
 }
 
 export function tableOf(node: StatementNode): TableMeta | undefined {

@@ -1,4 +1,4 @@
-import type { ValueNode } from "../ast/value-node.js";
+import type { PlaceholderNode, ValueNode } from "../ast/value-node.js";
 import type { ValueCodec } from "../codec/value-codec.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
@@ -110,9 +110,31 @@ export abstract class CompilerBase {
         return this.excludedSql(this.fieldColumn(node.field, ctx, "sql.excluded"));
       case "columnRef":
         return this.column(this.fieldColumn(node.field, ctx, "sql.ref"), ctx);
+      case "placeholder":
+        return this.placeholderSlot(node, ctx);
       default:
         return exhaustive(node);
     }
+  }
+
+  /**
+   * A prepared statement's placeholder: a parameter whose value is bound at execute() (see
+   * PreparedStatement). Refused outside engine.prepare, in DDL, and where no column was given to
+   * check its value against (inside sql.expr, a like pattern).
+   */
+  protected placeholderSlot(node: PlaceholderNode, ctx: CompileContext): string {
+    const slots = ctx.slots;
+    if (slots === undefined || ctx.inline) {
+      throw new ValidationError(`placeholder "${node.name}": a placeholder runs only through engine.prepare(...).execute(values)`);
+    }
+    if (node.column === undefined) {
+      throw new ValidationError(
+        `placeholder "${node.name}" stands where no column gives its type (inside sql.expr or a pattern); use it as a field's value in where, set or values`,
+      );
+    }
+    ctx.params.push(undefined);
+    slots.push({ index: ctx.params.length - 1, node });
+    return this.placeholder(ctx.params.length);
   }
 
   /** `sql.excluded(field)`: the value the insert proposed. */
@@ -125,6 +147,15 @@ export abstract class CompilerBase {
     if (ctx.inline) return this.literal(value, column);
     ctx.params.push(this.encodeParam(value, column));
     return this.placeholder(ctx.params.length);
+  }
+
+  /**
+   * A prepared statement's value for a placeholder at `column`, checked for its text and encoded
+   * exactly as bind() does with a literal value there (the builder's own check comes first).
+   */
+  encodePlaceholderValue(value: unknown, column: ColumnMeta): unknown {
+    this.checkText(value, column);
+    return this.encodeParam(value, column);
   }
 
   /** Refuses a value whose text no statement may carry (NUL where the dialect has none, lone surrogates). */

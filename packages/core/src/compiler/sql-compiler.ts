@@ -14,7 +14,7 @@ import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import { textProblem } from "./check-text.js";
 import { CompiledCache } from "./compiled-cache.js";
-import type { CompileContext, CompiledQuery } from "./compiled-query.js";
+import type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiled-query.js";
 import { newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
 import { DdlCompiler } from "./ddl-compiler.js";
@@ -70,7 +70,24 @@ export abstract class SqlCompiler extends DdlCompiler {
   compile(node: StatementNode): CompiledQuery {
     const cached = this.#compiled.get(node);
     if (cached) return cached;
-    const ctx = newContext(node.kind === "createTable" || node.kind === "createIndex" || node.kind === "addColumn", tableOf(node));
+    const compiled = this.#compileWith(node, undefined);
+    this.#compiled.remember(node, compiled);
+    return compiled;
+  }
+
+  /**
+   * Compiles a statement holding placeholders (engine.prepare): its text, its parameters with an
+   * undefined at every placeholder's position, and those positions. Not cached here: the prepared
+   * statement keeps it.
+   */
+  compilePrepared(node: StatementNode): { readonly compiled: CompiledQuery; readonly slots: readonly PlaceholderSlot[] } {
+    const slots: PlaceholderSlot[] = [];
+    const compiled = this.#compileWith(node, slots);
+    return { compiled, slots: Object.freeze(slots) };
+  }
+
+  #compileWith(node: StatementNode, slots: PlaceholderSlot[] | undefined): CompiledQuery {
+    const ctx = newContext(node.kind === "createTable" || node.kind === "createIndex" || node.kind === "addColumn", tableOf(node), slots);
     const sql = this.statement(node, ctx);
     // SQL text enters through sql.raw / sql.expr and model names, each checked where it enters;
     // DDL also quotes names given to its functions directly, so its whole text is checked here.
@@ -87,14 +104,12 @@ export abstract class SqlCompiler extends DdlCompiler {
         }`,
       );
     }
-    const compiled: CompiledQuery = Object.freeze({
+    return Object.freeze({
       sql,
       params: Object.freeze(ctx.params),
       kind: node.kind,
       columns: resultColumns(node),
     });
-    this.#compiled.remember(node, compiled);
-    return compiled;
   }
 
   protected statement(node: StatementNode, ctx: CompileContext): string {

@@ -1,7 +1,10 @@
 import { createIndexes, createTable, dropTable } from "../builder/ddl.js";
+import type { Executable } from "../builder/executable.js";
 import type { Dialect } from "../dialect/dialect.js";
 import { checkDialect, dialectFor } from "../dialect/registry.js";
 import { TempestError, ValidationError } from "../errors.js";
+import type { PlaceholderSpec, Placeholders } from "../prepared/placeholder.js";
+import { PreparedStatement } from "../prepared/prepared-statement.js";
 import type { ModelClass } from "../schema/model.js";
 import { EngineCore } from "./engine-core.js";
 import type { QueryEvent } from "./query-event.js";
@@ -40,6 +43,17 @@ export interface EngineOptions {
 export class Engine extends Session {
   session(): Session {
     return new Session(this.core);
+  }
+
+  /**
+   * Builds and compiles a statement once, with named placeholders for the values that change, and
+   * returns it ready to run many times: `prepared.execute(values)` (or `execute(values, tx)` inside a
+   * transaction) checks each value against its column exactly as a literal value is checked, and skips
+   * building and compiling. `placeholders` declares each name's kind (`"uuid"`, `"integer"`, ...,
+   * or `"text | null"` for one that may be null where the column allows it).
+   */
+  prepare<S extends PlaceholderSpec, R>(placeholders: S, build: (p: Placeholders<S>) => Executable<R>): PreparedStatement<S, R> {
+    return new PreparedStatement(this, this.core, placeholders, build);
   }
 
   /**
