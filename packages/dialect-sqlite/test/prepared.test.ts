@@ -81,6 +81,24 @@ describe.each(targets)("prepared statements on a %s database", (target) => {
     expect(await engine.execute(select(Person).where({ id: 100 })).first()).toBeUndefined();
   });
 
+  it("on a transaction a prepared statement is issued at once, in order with the transaction's other statements", async () => {
+    const { engine } = db;
+    const add = addPerson();
+    const count = await engine.transaction(async (tx) => {
+      // Not awaited one by one: each joins the transaction's queue when execute() is called.
+      const pending = [1, 2, 3].map((id) => add.execute({ id, handle: HANDLE, name: `q${id}`, nickname: null }, tx));
+      tx.execute(update(Person).set({ nickname: "seen" }).where({ id: 3 }));
+      const rows = await tx.execute(select(Person, ["id", "nickname"]).orderBy("id")).all();
+      expect(await Promise.all(pending.map((p) => p.rowsAffected()))).toEqual([1, 1, 1]);
+      return rows;
+    });
+    expect(count).toEqual([
+      { id: 1, nickname: null },
+      { id: 2, nickname: null },
+      { id: 3, nickname: "seen" },
+    ]);
+  });
+
   it("a placeholder value gets exactly the checks a literal value gets at the same place, and a refused one sends nothing", async () => {
     const { engine } = db;
     const add = addPerson();

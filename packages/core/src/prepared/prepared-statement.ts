@@ -9,8 +9,10 @@ import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { EngineCore } from "../engine/engine-core.js";
 import type { Executor } from "../engine/executor.js";
 import { BaseExecutor, toNode } from "../engine/executor.js";
+import type { ExecutedQuery } from "../engine/query-result.js";
 import { QueryResult } from "../engine/query-result.js";
 import { refusePlainOperators } from "../engine/refuse-plain-operators.js";
+import { Transaction } from "../engine/transaction.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
@@ -72,12 +74,26 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
 
   /**
    * Runs the statement with `values` for its placeholders, on the engine, or on `on` (a transaction
-   * or session of the same engine). The values are checked now, at the call: a bad one throws a
-   * ValidationError here and nothing is sent.
+   * or session of the same engine), exactly as `execute()` there runs a statement: on the engine or a
+   * session when the result is first awaited, on a transaction at once, in order with its other
+   * statements. The values are checked now, at the call: a bad one throws a ValidationError here and
+   * nothing is sent.
    */
   execute(values: PlaceholderValues<S>, on?: Executor): QueryResult<R> {
     const core = this.#core;
     const executor = this.#executor(on);
+    if (executor instanceof Transaction) {
+      // As tx.execute does: issued at once, in order with the transaction's other statements. A
+      // transaction exists only once the engine is ready, so the current compiler is the final one.
+      const bound = this.#bind(this.#current(), values);
+      let run: Promise<ExecutedQuery<R>>;
+      try {
+        run = executor.runCompiled<R>(bound);
+      } catch (error) {
+        run = Promise.reject(error);
+      }
+      return QueryResult.issued(run);
+    }
     const compiled = this.#bind(this.#template, values);
     return new QueryResult<R>(() => {
       if (!core.isReady) return core.ready().then(() => executor.runCompiled<R>(this.#bind(this.#current(), values)));
