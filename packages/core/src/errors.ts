@@ -83,9 +83,14 @@ export type QueryErrorKind =
   | "connection"
   | "statement-timeout"
   | "syntax"
+  | "authentication"
+  | "pool-timeout"
+  | "transaction-timeout"
   | "other";
 
 const RETRYABLE: ReadonlySet<QueryErrorKind> = new Set(["deadlock", "serialization", "lock-timeout"]);
+/** Kinds that are worth trying again later, though not as a deadlock retry of the transaction. */
+const RETRY_LATER: ReadonlySet<QueryErrorKind> = new Set(["pool-timeout"]);
 
 /**
  * The server or driver refused a statement. Carries the SQL that failed; parameters are redacted
@@ -99,6 +104,8 @@ export class QueryError extends TempestError {
   /** The driver's own error code (SQLSTATE, errno name, SQLITE_*). */
   readonly driverCode: string | undefined;
   readonly constraint: string | undefined;
+  /** Set where the error itself says more than its kind (a connection refused before anything was sent). */
+  readonly #retryable: boolean | undefined;
 
   constructor(args: {
     message: string;
@@ -107,6 +114,8 @@ export class QueryError extends TempestError {
     kind: QueryErrorKind;
     driverCode?: string | undefined;
     constraint?: string | undefined;
+    /** Overrides the kind's answer to `retryable`. */
+    retryable?: boolean | undefined;
     cause: unknown;
   }) {
     super(`${args.message}\n  sql: ${args.sql}`, { cause: args.cause });
@@ -115,11 +124,16 @@ export class QueryError extends TempestError {
     this.kind = args.kind;
     this.driverCode = args.driverCode;
     this.constraint = args.constraint;
+    this.#retryable = args.retryable;
   }
 
-  /** True when running the whole transaction again may succeed (deadlock, serialization failure, lock wait timeout). */
+  /**
+   * True when trying again may succeed: at once for a deadlock, serialization failure or lock-wait
+   * timeout (what `retryOnDeadlock` retries); after a pause for a pool timeout or a connection that
+   * could not be opened (the server restarting). See the error kinds table in docs/api.md.
+   */
   get retryable(): boolean {
-    return RETRYABLE.has(this.kind);
+    return this.#retryable ?? (RETRYABLE.has(this.kind) || RETRY_LATER.has(this.kind));
   }
 
   /** True when the statement may or may not have taken effect (a COMMIT whose answer never came). */
@@ -185,9 +199,31 @@ export class TransactionFinishedError extends TempestError {
   static override readonly code = "TRANSACTION_FINISHED";
 }
 
+/** The user or password was refused, or the role does not exist. Not retryable: fix the configuration. */
+export class AuthenticationError extends QueryError {
+  static override readonly code = "AUTHENTICATION_FAILED";
+}
+
+/** No pooled connection became free within `acquireTimeoutMs`; nothing was sent. Retryable after a pause. */
+export class PoolTimeoutError extends QueryError {
+  static override readonly code = "POOL_TIMEOUT";
+}
+
+/**
+ * The transaction ran past `transactionTimeoutMs`, or sat idle past `idleInTransactionTimeoutMs` (or the
+ * server's own guard ended it): it was rolled back, and statements issued on it afterwards are refused
+ * with this error before anything is sent.
+ */
+export class TransactionTimeoutError extends QueryError {
+  static override readonly code = "TRANSACTION_TIMEOUT";
+}
+
 export function queryErrorClass(kind: QueryErrorKind): typeof QueryError {
   if (RETRYABLE.has(kind)) return RetryableTransactionError;
   if (kind.endsWith("-violation")) return ConstraintViolationError;
   if (kind === "connection") return ConnectionError;
+  if (kind === "authentication") return AuthenticationError;
+  if (kind === "pool-timeout") return PoolTimeoutError;
+  if (kind === "transaction-timeout") return TransactionTimeoutError;
   return QueryError;
 }

@@ -31,7 +31,14 @@ const ERRNO: Readonly<Record<number, QueryErrorKind>> = {
   2013: "connection",
   2055: "connection",
   4031: "connection",
+  1044: "authentication",
+  1045: "authentication",
+  1251: "authentication",
+  1698: "authentication",
 };
+
+/** Too many connections, or the server shutting down into a restart: try again in a moment. */
+const TRY_AGAIN = new Set([1040, 1053]);
 
 /** mysql2's own codes for a socket that is gone or never came. */
 const NETWORK = new Set([
@@ -77,7 +84,13 @@ export function classifyMysqlError(error: unknown): ClassifiedError {
   if (kind === "lock-timeout" && noWaitFailures.has(e)) kind = "lock-not-available";
   if (kind === "other" && code && NETWORK.has(code)) kind = "connection";
   if (kind === "other" && /connection is in closed state|Connection lost/i.test(raw)) kind = "connection";
-  return { kind, driverCode: code ?? (errno === undefined ? undefined : String(errno)), constraint: constraintOf(errno, raw), message };
+  return {
+    kind,
+    driverCode: code ?? (errno === undefined ? undefined : String(errno)),
+    constraint: constraintOf(errno, raw),
+    message,
+    retryable: errno !== undefined && TRY_AGAIN.has(errno) ? true : undefined,
+  };
 }
 
 /**

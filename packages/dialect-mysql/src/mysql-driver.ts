@@ -7,6 +7,8 @@ import type { MysqlServerVersion } from "./mysql-server-version.js";
 import { parseServerVersion } from "./mysql-server-version.js";
 
 const ER_LOCK_WAIT_TIMEOUT = 1205;
+/** How much later than the engine's idle guard the server's fires. */
+const SERVER_GUARD_MARGIN_MS = 5000;
 
 type Outcome = unknown[] | ResultSetHeader;
 
@@ -25,9 +27,11 @@ function run(conn: CorePoolConnection, query: DriverQuery): Promise<Outcome> {
 
 class MysqlConnection implements DriverConnection {
   readonly #conn: CorePoolConnection;
+  readonly #url: string;
 
-  constructor(conn: CorePoolConnection) {
+  constructor(conn: CorePoolConnection, url: string) {
     this.#conn = conn;
+    this.#url = url;
   }
 
   /**
@@ -46,6 +50,16 @@ class MysqlConnection implements DriverConnection {
       if ((error as { errno?: unknown }).errno === ER_LOCK_WAIT_TIMEOUT && /\bNOWAIT\b/i.test(query.sql)) markNoWaitFailure(error);
       throw scrub(error);
     });
+  }
+
+  /** KILL QUERY from a connection of its own: the pool may have none to spare. */
+  async cancel(): Promise<void> {
+    const killer = await mysql.createConnection({ uri: this.#url });
+    try {
+      await killer.query(`KILL QUERY ${Number(this.#conn.threadId)}`);
+    } finally {
+      await killer.end().catch(() => {});
+    }
   }
 
   release(broken?: boolean): void {
@@ -106,7 +120,7 @@ export class MysqlDriver implements Driver {
       }
       this.#prepared.add(conn);
     }
-    return new MysqlConnection(conn);
+    return new MysqlConnection(conn, this.#config.url);
   }
 
   async close(): Promise<void> {
@@ -124,7 +138,8 @@ export class MysqlDriver implements Driver {
       "sql_mode = CONCAT_WS(',', NULLIF(TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ',')), ''), 'STRICT_TRANS_TABLES')",
     ];
     const timeoutMs = this.#config.statementTimeoutMs;
-    if (timeoutMs !== undefined) {
+    const idleMs = this.#config.idleInTransactionTimeoutMs ?? 0;
+    if (timeoutMs !== undefined || idleMs > 0) {
       // A failed read is not kept: the next new connection asks again.
       this.#server ??= readServerVersion(conn).catch((error: unknown) => {
         this.#server = undefined;
@@ -132,9 +147,13 @@ export class MysqlDriver implements Driver {
       });
       const server = await this.#server;
       // MariaDB counts seconds and covers every statement; MySQL counts milliseconds and covers SELECT only.
-      settings.push(
-        server?.flavor === "mariadb" ? `max_statement_time = ${timeoutMs / 1000}` : `max_execution_time = ${Math.ceil(timeoutMs)}`,
-      );
+      if (timeoutMs !== undefined)
+        settings.push(
+          server?.flavor === "mariadb" ? `max_statement_time = ${timeoutMs / 1000}` : `max_execution_time = ${Math.ceil(timeoutMs)}`,
+        );
+      // MariaDB's own idle-transaction guard, a little after the engine's: it ends a session whose client cannot act.
+      if (idleMs > 0 && server?.flavor === "mariadb")
+        settings.push(`idle_transaction_timeout = ${Math.ceil((idleMs + SERVER_GUARD_MARGIN_MS) / 1000)}`);
     }
     return `SET SESSION ${settings.join(", ")}`;
   }

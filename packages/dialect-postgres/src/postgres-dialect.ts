@@ -36,10 +36,17 @@ const SQLSTATE: Record<string, QueryErrorKind> = {
   "57P02": "connection",
   "57P03": "connection",
   "42601": "syntax",
+  "28000": "authentication",
+  "28P01": "authentication",
+  // The server's own transaction guards end the session: idle_in_transaction_session_timeout, transaction_timeout (17+).
+  "25P03": "transaction-timeout",
+  "25P04": "transaction-timeout",
 };
 
 const PARAMETER_COUNT_HINT =
   "The statement's placeholders and the values sent differ in number: an sql.expr `${}` inside quotes is text, not a parameter; remove the quotes around it";
+/** The server is starting up, shutting down into a restart, or out of connection slots: try again in a moment. */
+const TRY_AGAIN = new Set(["57P03", "53300"]);
 
 const NETWORK = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH"]);
 
@@ -56,7 +63,9 @@ export function classifyPostgresError(error: unknown): ClassifiedError {
   if (kind === "other" && code && (code.startsWith("08") || NETWORK.has(code))) kind = "connection";
   if (kind === "other" && /Connection terminated|connection is closed|Client has encountered a connection error/i.test(message))
     kind = "connection";
-  return { kind, driverCode: code, constraint: typeof e?.constraint === "string" ? e.constraint : undefined, message };
+  if (code === "53300") kind = "connection";
+  const retryable = code !== undefined && TRY_AGAIN.has(code) ? true : undefined;
+  return { kind, driverCode: code, constraint: typeof e?.constraint === "string" ? e.constraint : undefined, message, retryable };
 }
 
 export const postgresDialect: Dialect = {

@@ -9,9 +9,12 @@ class PostgresConnection implements DriverConnection {
   readonly #client: pg.PoolClient;
   readonly #prepared: PreparedStatements | undefined;
 
-  constructor(client: pg.PoolClient, prepared: PreparedStatements | undefined) {
+  readonly #cancelConfig: pg.ClientConfig | undefined;
+
+  constructor(client: pg.PoolClient, prepared: PreparedStatements | undefined, cancelConfig: pg.ClientConfig | undefined) {
     this.#client = client;
     this.#prepared = prepared;
+    this.#cancelConfig = cancelConfig;
   }
 
   /** pg's promise, mapped: no async frame of its own (one promise and tick fewer per statement). */
@@ -33,6 +36,20 @@ class PostgresConnection implements DriverConnection {
     }
   }
 
+  /** pg_cancel_backend from a connection of its own: the pool may have none to spare. */
+  async cancel(): Promise<void> {
+    const pid = (this.#client as unknown as { processID?: unknown }).processID;
+    if (typeof pid !== "number" || this.#cancelConfig === undefined) throw new Error("no backend process id to cancel");
+    const canceller = new pg.Client(this.#cancelConfig);
+    canceller.on("error", () => {});
+    try {
+      await canceller.connect();
+      await canceller.query("SELECT pg_cancel_backend($1)", [pid]);
+    } finally {
+      await canceller.end().catch(() => {});
+    }
+  }
+
   release(broken?: boolean): void {
     this.#client.release(broken === true);
   }
@@ -45,8 +62,11 @@ function toDriverResult(result: pg.QueryResult | pg.QueryArrayResult): DriverRes
   return { rows: last?.rows ?? [], rowsAffected: last?.rowCount ?? 0, command: last?.command };
 }
 
-function lend(client: pg.PoolClient, prepared: PreparedStatements | undefined): DriverConnection {
-  return new PostgresConnection(client, prepared);
+/** How much later than the engine's idle guard the server's fires. */
+const SERVER_GUARD_MARGIN_MS = 5000;
+
+function lend(client: pg.PoolClient, prepared: PreparedStatements | undefined, cancelConfig: pg.ClientConfig | undefined): DriverConnection {
+  return new PostgresConnection(client, prepared, cancelConfig);
 }
 
 /**
@@ -69,7 +89,9 @@ export class PostgresDriver implements Driver {
   readonly #prepared: PreparedStatements | undefined;
   readonly #pooler: "transaction" | undefined;
   readonly #listenUrl: string | undefined;
-  readonly #lend = (client: pg.PoolClient) => lend(client, this.#prepared);
+  readonly #lend = (client: pg.PoolClient) => lend(client, this.#prepared, this.#cancelConfig);
+  /** Undefined behind a pooler: its backend ids are not the server's, so a cancel could hit another session. */
+  readonly #cancelConfig: pg.ClientConfig | undefined;
 
   constructor(config: DriverConfig) {
     this.#config = config;
@@ -81,11 +103,16 @@ export class PostgresDriver implements Driver {
     const prepared = options.preparedStatements ?? options.pooler === undefined;
     // Behind a pooler a DEALLOCATE by name would reach whichever server connection is next: never evict.
     this.#prepared = prepared ? new PreparedStatements(options.statementCacheSize ?? 100, options.pooler === undefined) : undefined;
+    // Behind a pooler the server guard is not set: a pooler may refuse the startup parameter.
+    const idle = options.pooler === undefined ? (config.idleInTransactionTimeoutMs ?? 0) : 0;
+    this.#cancelConfig = options.pooler === undefined ? { connectionString: config.url, ...poolOptions } : undefined;
     this.#pool = new pg.Pool({
       connectionString: config.url,
       max: config.poolSize,
       types: postgresTypeParsers,
       ...(config.statementTimeoutMs === undefined ? {} : { statement_timeout: config.statementTimeoutMs }),
+      // The server's guard, a little after the engine's own: it ends a session whose client cannot act.
+      ...(idle > 0 ? { idle_in_transaction_session_timeout: idle + SERVER_GUARD_MARGIN_MS } : {}),
       ...poolOptions,
     });
     this.#pool.on("error", () => {});

@@ -18,6 +18,8 @@ export interface ClassifiedError {
   readonly driverCode: string | undefined;
   readonly constraint?: string | undefined;
   readonly message: string;
+  /** Overrides the kind's `retryable` (e.g. a server that is starting up: try again in a moment). */
+  readonly retryable?: boolean | undefined;
 }
 
 /**

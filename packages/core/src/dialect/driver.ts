@@ -21,6 +21,11 @@ export interface DriverResult {
 /** One connection, exclusively held until released. */
 export interface DriverConnection {
   query(query: DriverQuery): Promise<DriverResult>;
+  /**
+   * Cancel the statement running on this connection, from outside it (PostgreSQL pg_cancel_backend,
+   * MySQL KILL QUERY); the statement then fails. Used when a transaction times out mid-statement.
+   */
+  cancel?(): Promise<void>;
   /** Return the connection to the pool; `broken` discards it instead. */
   release(broken?: boolean): void | Promise<void>;
 }
@@ -31,6 +36,12 @@ export interface DriverConfig {
   readonly poolSize: number;
   /** Server-side statement timeout, where the dialect supports one. */
   readonly statementTimeoutMs: number | undefined;
+  /**
+   * The engine rolls back a transaction idle this long (0: never). A driver whose server has its own
+   * guard sets it a little longer, as a backstop for a client that can no longer act (PostgreSQL
+   * idle_in_transaction_session_timeout, MariaDB idle_transaction_timeout).
+   */
+  readonly idleInTransactionTimeoutMs?: number;
   /** Dialect-specific options passed through from `createEngine(url, { driver })`. */
   readonly options: Readonly<Record<string, unknown>>;
 }

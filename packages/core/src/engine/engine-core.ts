@@ -18,6 +18,14 @@ export interface EngineSettings {
   readonly url: string;
   readonly poolSize: number;
   readonly statementTimeoutMs: number | undefined;
+  /** 0: wait for a pooled connection without limit. */
+  readonly acquireTimeoutMs: number;
+  /** 0: no idle guard. */
+  readonly idleInTransactionTimeoutMs: number;
+  /** 0: no limit on a transaction's duration. */
+  readonly transactionTimeoutMs: number;
+  /** How long close() waits for open work before cutting connections. */
+  readonly closeTimeoutMs: number;
   readonly logParams: boolean;
   /** `operators: "helpers-only"`: statements with plain operator objects are refused (refusePlainOperators). */
   readonly helpersOnly: boolean;
@@ -76,6 +84,7 @@ export class EngineCore {
       url: this.#url,
       poolSize: this.settings.poolSize,
       statementTimeoutMs: this.settings.statementTimeoutMs,
+      idleInTransactionTimeoutMs: this.settings.idleInTransactionTimeoutMs,
       options: this.settings.driverOptions,
     });
     return this.#driver;
@@ -109,7 +118,10 @@ export class EngineCore {
     return this.#ready;
   }
 
-  /** A connection from the driver; a failure arrives as a QueryError. Not async: one promise fewer per statement. */
+  /**
+   * A connection from the driver; a failure arrives as a QueryError, and a wait past
+   * `acquireTimeoutMs` as a PoolTimeoutError (a connection that arrives later goes straight back).
+   */
   acquire(): Promise<DriverConnection> {
     let pending: Promise<DriverConnection>;
     try {
@@ -117,10 +129,46 @@ export class EngineCore {
     } catch (error) {
       return Promise.reject(this.wrapError(error, CONNECT));
     }
-    return pending.catch((error: unknown) => {
-      throw this.wrapError(error, CONNECT);
+    const limit = this.settings.acquireTimeoutMs;
+    if (limit === 0) {
+      return pending.catch((error: unknown) => {
+        throw this.wrapError(error, CONNECT);
+      });
+    }
+    return new Promise((resolve, reject) => {
+      let late = false;
+      const timer = setTimeout(() => {
+        late = true;
+        reject(this.#poolTimeout(limit));
+      }, limit);
+      pending.then(
+        (connection) => {
+          if (!late) {
+            clearTimeout(timer);
+            resolve(connection);
+          } else void Promise.resolve(connection.release(false)).catch(() => {});
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          if (!late) reject(this.wrapError(error, CONNECT));
+        },
+      );
     });
   }
+
+  #poolTimeout(limit: number): QueryError {
+    const ErrorClass = queryErrorClass("pool-timeout");
+    return new ErrorClass({
+      message: `${this.dialect.name}: no pooled connection became free within ${limit} ms (acquireTimeoutMs; poolSize ${this.settings.poolSize})`,
+      sql: CONNECT.sql,
+      params: [],
+      kind: "pool-timeout",
+      cause: undefined,
+    });
+  }
+
+  /** Transactions open on this engine, each with the function that ends it at once (close()). */
+  readonly openTransactions = new Set<{ abort(reason: string): void; readonly settled: Promise<unknown> }>();
 
   /**
    * Runs a compiled statement outside any transaction at once, when the driver can (`runNow`) and its
@@ -241,6 +289,8 @@ export class EngineCore {
       kind: classified.kind,
       driverCode: classified.driverCode,
       constraint: classified.constraint,
+      // A connection that could not be opened sent nothing: worth trying again in a moment.
+      retryable: classified.retryable ?? (compiled === CONNECT && classified.kind === "connection" ? true : undefined),
       cause: logParams ? error : redactedCopy(error, secrets),
     });
   }
@@ -264,10 +314,22 @@ export class EngineCore {
     }
   }
 
+  /**
+   * Rolls back every open transaction (their callbacks' later statements are refused), waits up to
+   * `closeTimeoutMs` for them and for the pool to close, and returns: a stuck callback cannot keep
+   * the process alive through the engine.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     const driver = this.#driver;
+    const bound = this.settings.closeTimeoutMs;
+    const open = [...this.openTransactions];
+    for (const transaction of open) transaction.abort("the engine is closing");
+    const deadline = bound > 0 ? new Promise<void>((resolve) => setTimeout(resolve, bound).unref()) : undefined;
+    const settledAll = Promise.allSettled(open.map((t) => t.settled));
+    await (deadline ? Promise.race([settledAll, deadline]) : settledAll);
     this.#driver = undefined;
-    await driver?.close();
+    const closing = driver?.close();
+    if (closing) await (deadline ? Promise.race([closing.catch(() => {}), deadline]) : closing);
   }
 }

@@ -32,6 +32,18 @@ export interface EngineOptions {
    * Without this option, the environment variable `TEMPEST_OPERATORS=helpers-only` turns it on.
    */
   operators?: OperatorsMode;
+  /** Longest wait for a pooled connection before a PoolTimeoutError (default 30 000 ms; 0: no limit). */
+  acquireTimeoutMs?: number;
+  /**
+   * A transaction with no statement running for this long is rolled back and ends in a
+   * TransactionTimeoutError (default 60 000 ms; 0: never). Where the server has its own guard
+   * (PostgreSQL, MariaDB) it is set a few seconds longer, as a backstop.
+   */
+  idleInTransactionTimeoutMs?: number;
+  /** A transaction still open this long after BEGIN is rolled back, its running statement cancelled (default: no limit). */
+  transactionTimeoutMs?: number;
+  /** close() waits this long for open transactions and the pool, then returns anyway (default 5 000 ms). */
+  closeTimeoutMs?: number;
   /** Passed to the dialect's driver as is (e.g. `{ busyTimeoutMs }` for SQLite). */
   driver?: Record<string, unknown>;
 }
@@ -110,10 +122,21 @@ export function createEngine(url: string, options: EngineOptions = {}): Engine {
     throw new ValidationError(`operators must be "plain-objects" or "helpers-only", got a ${typeof operators}`);
   }
   dialect.validateOptions?.({ ...options.driver });
+  const duration = (name: keyof EngineOptions, fallback: number): number => {
+    const value = options[name] ?? fallback;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 2_147_483_647) {
+      throw new ValidationError(`${name} must be a number of milliseconds from 0 (off) to 2147483647`);
+    }
+    return value;
+  };
   const core = new EngineCore(dialect, {
     url,
     poolSize,
     statementTimeoutMs: options.statementTimeoutMs,
+    acquireTimeoutMs: duration("acquireTimeoutMs", 30_000),
+    idleInTransactionTimeoutMs: duration("idleInTransactionTimeoutMs", 60_000),
+    transactionTimeoutMs: duration("transactionTimeoutMs", 0),
+    closeTimeoutMs: duration("closeTimeoutMs", 5_000),
     logParams: options.logParams ?? false,
     helpersOnly: operators === "helpers-only",
     slowQueryMs: options.slowQueryMs ?? 1000,

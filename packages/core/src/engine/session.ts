@@ -5,12 +5,14 @@ import {
   ConnectionError,
   RetryableTransactionError,
   TransactionFailedError,
+  TransactionTimeoutError,
   ValidationError,
 } from "../errors.js";
 import type { TransactionHandle, TransactionOptions } from "./executor.js";
 import { BaseExecutor, runSql } from "./executor.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { Transaction } from "./transaction.js";
+import { TransactionGuard } from "./transaction-guard.js";
 
 /** The engines whose transaction the current async context runs inside. */
 const openTransactions = new AsyncLocalStorage<ReadonlySet<object>>();
@@ -40,7 +42,7 @@ async function runGuarded<T>(core: object, fn: () => Promise<T>): Promise<T> {
 function isRetryable(error: unknown, attempt: Attempt): boolean {
   if (CommitOutcomeUnknownError.isInstance(error)) return false;
   if (RetryableTransactionError.isInstance(error)) return true;
-  return !attempt.commitSent && TransactionFailedError.isInstance(error) && error.retryable;
+  return !attempt.commitSent && TransactionFailedError.isInstance(error) && RetryableTransactionError.isInstance(error.cause);
 }
 
 /**
@@ -106,6 +108,7 @@ export class Session extends BaseExecutor {
     const core = this.core;
     let broken = false;
     const tx = new Transaction(core, connection, 1);
+    const guard = new TransactionGuard(core, tx.lane, connection);
     const rollback = async (): Promise<void> => {
       try {
         await runSql(core, connection, "ROLLBACK");
@@ -117,21 +120,27 @@ export class Session extends BaseExecutor {
       for (const sql of core.compiler.beginStatements(options)) await runSql(core, connection, sql);
       let result: T;
       try {
-        result = core.driver.maxConnections === 1 ? await runGuarded(core, () => fn(tx)) : await fn(tx);
+        const outcome = core.driver.maxConnections === 1 ? runGuarded(core, () => fn(tx)) : fn(tx);
+        // A timeout (or close()) ends the transaction even if the callback never settles.
+        result = await Promise.race([outcome, guard.expired]);
       } catch (error) {
         tx.finish();
-        await tx.drain();
-        await rollback();
-        throw error;
+        await this.#settleAfterFailure(tx, guard);
+        if (guard.cancelFailed) broken = true;
+        else await rollback();
+        throw guard.fired ?? error;
       }
       // Statements issued in the callback and still queued run before COMMIT; one that failed dooms it.
       tx.finish();
       await tx.drain();
-      if (tx.failure !== undefined) {
+      guard.stop();
+      const failure = guard.fired ?? tx.failure;
+      if (failure !== undefined) {
         await rollback();
+        if (failure === guard.fired) throw failure;
         throw new TransactionFailedError(
           "A statement failed inside this transaction and the callback went on: the transaction was rolled back, not committed (see cause).",
-          tx.failure,
+          failure,
         );
       }
       attempt.commitSent = true;
@@ -153,14 +162,39 @@ export class Session extends BaseExecutor {
       }
       return result;
     } catch (error) {
-      if (ConnectionError.isInstance(error)) broken = true;
+      // A server-side guard (PostgreSQL idle_in_transaction_session_timeout) ends the session too.
+      if (ConnectionError.isInstance(error) || TransactionTimeoutError.isInstance(error)) broken = true;
       throw error;
     } finally {
       tx.finish();
-      await connection.release(broken);
+      try {
+        await connection.release(broken);
+      } finally {
+        guard.done();
+      }
     }
   }
+
+  /**
+   * After the callback failed or the guard fired: wait for the statements still queued. A timed-out
+   * statement was cancelled; one that does not settle soon after is cut with its connection.
+   */
+  async #settleAfterFailure(tx: Transaction, guard: TransactionGuard): Promise<void> {
+    const draining = tx.drain();
+    if (draining === undefined) return;
+    if (guard.fired === undefined) return draining;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), CANCEL_GRACE_MS);
+    });
+    const outcome = await Promise.race([draining.then(() => "drained" as const), grace]);
+    clearTimeout(timer);
+    if (outcome === "late") guard.cancelFailed = true;
+  }
 }
+
+/** How long a cancelled statement may take to stop before its connection is cut. */
+const CANCEL_GRACE_MS = 2000;
 
 /** Whether COMMIT was sent on this attempt: from then on the callback never runs again. */
 interface Attempt {

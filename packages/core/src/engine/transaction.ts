@@ -8,6 +8,7 @@ import type { TransactionHandle, TransactionOptions } from "./executor.js";
 import { BaseExecutor, finishedError, toNode } from "./executor.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { QueryResult } from "./query-result.js";
+import type { GuardedLane } from "./transaction-guard.js";
 
 let savepointCounter = 0;
 
@@ -24,6 +25,10 @@ interface Lane {
   inFlight: number;
   /** The last issued statement (settled when inFlight is 0). */
   tail: Promise<unknown> | undefined;
+  /** performance.now() when the last statement settled (or the transaction began): read by the idle guard. */
+  idleSince: number;
+  /** The transaction timed out or was ended (see TransactionGuard): statements are refused with this. */
+  expired: QueryError | undefined;
 }
 
 /**
@@ -50,7 +55,14 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
     this.connection = connection;
     this.depth = depth;
     this.#parent = parent;
-    this.#lane = parent ? parent.#lane : { core, connection, inFlight: 0, tail: undefined };
+    this.#lane = parent
+      ? parent.#lane
+      : { core, connection, inFlight: 0, tail: undefined, idleSince: performance.now(), expired: undefined };
+  }
+
+  /** The statement queue the transaction's guard watches. */
+  get lane(): GuardedLane {
+    return this.#lane;
   }
 
   /** The callback returned: statements issued from now on are refused. Those already issued still run. */
@@ -98,6 +110,7 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
 
   /** Refusals decided when the statement is issued: nothing is queued. */
   #refuseIssue(): void {
+    if (this.#lane.expired !== undefined) throw this.#lane.expired;
     if (this.#finished) throw finishedError();
     if (this.#child !== undefined) {
       throw new ValidationError(
@@ -121,6 +134,7 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
   #enqueue<R>(send: () => Promise<ExecutedQuery<R>>, checked: boolean): Promise<ExecutedQuery<R>> {
     const lane = this.#lane;
     const start = (): Promise<ExecutedQuery<R>> => {
+      if (lane.expired !== undefined) return Promise.reject(lane.expired);
       const doom = checked ? this.#doom() : undefined;
       if (doom !== undefined) {
         return Promise.reject(
@@ -136,11 +150,11 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
     lane.inFlight++;
     const settled: Promise<ExecutedQuery<R>> = started.then(
       (result) => {
-        lane.inFlight--;
+        if (--lane.inFlight === 0) lane.idleSince = performance.now();
         return result;
       },
       (error: unknown) => {
-        lane.inFlight--;
+        if (--lane.inFlight === 0) lane.idleSince = performance.now();
         if (QueryError.isInstance(error)) this.#failure ??= error;
         // The transaction reports a failure (and the refusals after it) itself: an unawaited statement
         // must not also crash the process with an unhandled rejection.

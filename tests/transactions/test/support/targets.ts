@@ -42,6 +42,7 @@ function observed(dialect: Dialect, traffic: Traffic, hide: string | undefined):
             return pending.finally(() => inFlight--);
           },
           release: (broken) => connection.release(broken),
+          ...(connection.cancel === undefined ? {} : { cancel: () => connection.cancel?.() ?? Promise.resolve() }),
         };
       };
       return {
@@ -60,6 +61,8 @@ export interface Opened {
   /** Every statement the engine ran, in order of completion. */
   readonly sent: QueryEvent[];
   readonly traffic: Traffic;
+  /** The database's URL, for a second engine on it (undefined for a private in-memory database). */
+  readonly url: string | undefined;
   /** The rows of the entries table, by id. */
   rows(): Promise<{ id: number; value: number }[]>;
   close(): Promise<void>;
@@ -97,6 +100,7 @@ async function prepared(
     engine,
     sent,
     traffic,
+    url: url === "sqlite::memory:" ? undefined : url,
     rows: () => engine.execute(select(Entry).orderBy("id")).all(),
     async close() {
       await engine.dropAll([Entry]).catch(() => undefined);

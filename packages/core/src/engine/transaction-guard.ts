@@ -1,0 +1,120 @@
+import type { DriverConnection } from "../dialect/driver.js";
+import type { QueryError } from "../errors.js";
+import { queryErrorClass } from "../errors.js";
+import type { EngineCore } from "./engine-core.js";
+
+const noop = (): void => {};
+
+/** What the guard watches of a transaction's statement queue (see Transaction). */
+export interface GuardedLane {
+  /** Statements issued and not yet settled. */
+  readonly inFlight: number;
+  /** performance.now() when the last statement settled (or the transaction began). */
+  readonly idleSince: number;
+  /** Set when the guard fires: every statement issued from then on is refused with it. */
+  expired: QueryError | undefined;
+}
+
+/**
+ * One transaction's timers: `transactionTimeoutMs` from BEGIN and `idleInTransactionTimeoutMs` while
+ * no statement is in flight, on one timer re-armed for the nearer deadline. When either passes, or the
+ * engine closes, the guard fires: later statements are refused, a running one is cancelled, and
+ * `expired` rejects, which ends transaction() at once even if the callback never settles.
+ */
+export class TransactionGuard {
+  readonly #core: EngineCore;
+  readonly #lane: GuardedLane;
+  readonly #connection: DriverConnection;
+  readonly #begun = performance.now();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #reject!: (error: QueryError) => void;
+  #settle!: () => void;
+  /** Rejects with the timeout error when the guard fires; never resolves. */
+  readonly expired: Promise<never>;
+  /** Resolves once the transaction has ended (committed, rolled back or cut). */
+  readonly settled: Promise<void>;
+  /** The cancel of a running statement did not happen (no driver support, or it failed): the connection must be cut. */
+  cancelFailed = false;
+
+  constructor(core: EngineCore, lane: GuardedLane, connection: DriverConnection) {
+    this.#core = core;
+    this.#lane = lane;
+    this.#connection = connection;
+    this.expired = new Promise<never>((_, reject) => {
+      this.#reject = reject;
+    });
+    this.expired.catch(noop);
+    this.settled = new Promise<void>((resolve) => {
+      this.#settle = resolve;
+    });
+    core.openTransactions.add(this);
+    this.#arm();
+  }
+
+  get fired(): QueryError | undefined {
+    return this.#lane.expired;
+  }
+
+  #arm(): void {
+    const { idleInTransactionTimeoutMs: idle, transactionTimeoutMs: total } = this.#core.settings;
+    if (idle === 0 && total === 0) return;
+    const now = performance.now();
+    if (total > 0 && now - this.#begun >= total) {
+      this.#fire(`ran longer than transactionTimeoutMs (${total} ms)`);
+      return;
+    }
+    let next = total > 0 ? this.#begun + total - now : Number.POSITIVE_INFINITY;
+    if (idle > 0) {
+      if (this.#lane.inFlight === 0) {
+        const idleFor = now - this.#lane.idleSince;
+        if (idleFor >= idle) {
+          this.#fire(`sat idle (no statement running) for idleInTransactionTimeoutMs (${idle} ms)`);
+          return;
+        }
+        next = Math.min(next, idle - idleFor);
+      } else next = Math.min(next, idle);
+    }
+    this.#timer = setTimeout(() => this.#arm(), Math.max(1, Math.ceil(next)));
+    this.#timer.unref?.();
+  }
+
+  /** Ends the transaction now (close()): as a timeout, with the reason in the message. */
+  abort(reason: string): void {
+    if (this.#lane.expired === undefined) this.#fire(`was ended because ${reason}`);
+  }
+
+  #fire(what: string): void {
+    clearTimeout(this.#timer);
+    const ErrorClass = queryErrorClass("transaction-timeout");
+    const error = new ErrorClass({
+      message: `${this.#core.dialect.name}: the transaction ${what}; it was rolled back, and statements issued on it from now on are refused`,
+      sql: "(transaction)",
+      params: [],
+      kind: "transaction-timeout",
+      cause: undefined,
+    });
+    this.#lane.expired = error;
+    if (this.#lane.inFlight > 0) {
+      const cancel = this.#connection.cancel;
+      if (cancel === undefined) this.cancelFailed = true;
+      else
+        cancel.call(this.#connection).catch(() => {
+          this.cancelFailed = true;
+        });
+    }
+    this.#reject(error);
+  }
+
+  /** The callback is done (or the transaction ended): no timer fires any more. */
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** The transaction has ended and its connection is released. */
+  done(): void {
+    this.stop();
+    this.#core.openTransactions.delete(this);
+    this.#settle();
+  }
+}
