@@ -315,21 +315,28 @@ export class EngineCore {
   }
 
   /**
-   * Rolls back every open transaction (their callbacks' later statements are refused), waits up to
-   * `closeTimeoutMs` for them and for the pool to close, and returns: a stuck callback cannot keep
-   * the process alive through the engine.
+   * Gives open transactions up to `closeTimeoutMs` to finish, then ends those still open (rolled back,
+   * their callbacks' later statements refused, a running statement cancelled) and closes the pool,
+   * waiting for it no longer than the same bound: a stuck callback cannot keep close() waiting.
    */
   async close(): Promise<void> {
     this.#closed = true;
     const driver = this.#driver;
     const bound = this.settings.closeTimeoutMs;
-    const open = [...this.openTransactions];
-    for (const transaction of open) transaction.abort("the engine is closing");
-    const deadline = bound > 0 ? new Promise<void>((resolve) => setTimeout(resolve, bound).unref()) : undefined;
-    const settledAll = Promise.allSettled(open.map((t) => t.settled));
-    await (deadline ? Promise.race([settledAll, deadline]) : settledAll);
+    const within = <T>(work: Promise<T>, ms: number): Promise<unknown> =>
+      ms > 0 ? Promise.race([work, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]) : work;
+    const settledAll = () => Promise.allSettled([...this.openTransactions].map((t) => t.settled));
+    if (this.openTransactions.size > 0) await within(settledAll(), bound);
+    if (this.openTransactions.size > 0) {
+      for (const transaction of this.openTransactions) transaction.abort("the engine is closing");
+      await within(settledAll(), bound);
+    }
     this.#driver = undefined;
     const closing = driver?.close();
-    if (closing) await (deadline ? Promise.race([closing.catch(() => {}), deadline]) : closing);
+    if (closing)
+      await within(
+        closing.catch(() => {}),
+        bound,
+      );
   }
 }
