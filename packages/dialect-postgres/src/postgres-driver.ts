@@ -65,7 +65,11 @@ function toDriverResult(result: pg.QueryResult | pg.QueryArrayResult): DriverRes
 /** How much later than the engine's idle guard the server's fires. */
 const SERVER_GUARD_MARGIN_MS = 5000;
 
-function lend(client: pg.PoolClient, prepared: PreparedStatements | undefined, cancelConfig: pg.ClientConfig | undefined): DriverConnection {
+function lend(
+  client: pg.PoolClient,
+  prepared: PreparedStatements | undefined,
+  cancelConfig: pg.ClientConfig | undefined,
+): DriverConnection {
   return new PostgresConnection(client, prepared, cancelConfig);
 }
 
