@@ -62,9 +62,6 @@ function toDriverResult(result: pg.QueryResult | pg.QueryArrayResult): DriverRes
   return { rows: last?.rows ?? [], rowsAffected: last?.rowCount ?? 0, command: last?.command };
 }
 
-/** How much later than the engine's idle guard the server's fires. */
-const SERVER_GUARD_MARGIN_MS = 5000;
-
 function lend(
   client: pg.PoolClient,
   prepared: PreparedStatements | undefined,
@@ -107,16 +104,12 @@ export class PostgresDriver implements Driver {
     const prepared = options.preparedStatements ?? options.pooler === undefined;
     // Behind a pooler a DEALLOCATE by name would reach whichever server connection is next: never evict.
     this.#prepared = prepared ? new PreparedStatements(options.statementCacheSize ?? 100, options.pooler === undefined) : undefined;
-    // Behind a pooler the server guard is not set: a pooler may refuse the startup parameter.
-    const idle = options.pooler === undefined ? (config.idleInTransactionTimeoutMs ?? 0) : 0;
     this.#cancelConfig = options.pooler === undefined ? { connectionString: config.url, ...poolOptions } : undefined;
     this.#pool = new pg.Pool({
       connectionString: config.url,
       max: config.poolSize,
       types: postgresTypeParsers,
       ...(config.statementTimeoutMs === undefined ? {} : { statement_timeout: config.statementTimeoutMs }),
-      // The server's guard, a little after the engine's own: it ends a session whose client cannot act.
-      ...(idle > 0 ? { idle_in_transaction_session_timeout: idle + SERVER_GUARD_MARGIN_MS } : {}),
       ...poolOptions,
     });
     this.#pool.on("error", () => {});
