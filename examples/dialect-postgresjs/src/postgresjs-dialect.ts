@@ -21,6 +21,10 @@ export const postgresJsCapabilities = defineCapabilities({
   partialIndexes: true,
   savepoints: true,
   listenNotify: true,
+  rightJoin: true,
+  fullJoin: true,
+  nullsOrder: true,
+  exactDecimalAggregates: true,
   maxParams: 65535,
 });
 

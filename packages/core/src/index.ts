@@ -13,6 +13,15 @@ export type {
   NotNode,
 } from "./ast/condition-node.js";
 export type {
+  JoinKind,
+  JoinNode,
+  NestedGroup,
+  QueryParts,
+  RowNesting,
+  SelectionNode,
+  SourceMeta,
+} from "./ast/query-node.js";
+export type {
   AddColumnNode,
   Assignment,
   ConflictClause,
@@ -34,13 +43,19 @@ export type {
   UpdateNode,
 } from "./ast/statement-node.js";
 export type {
+  AggregateFunction,
+  AggregateNode,
   ColumnRefNode,
   ExcludedNode,
+  ExistsNode,
   ExpressionNode,
   NowNode,
+  OutputColumnNode,
   ParamNode,
   PlaceholderNode,
   RawNode,
+  ScalarSubqueryNode,
+  SourceColumnNode,
   TemplateNode,
   ValueNode,
 } from "./ast/value-node.js";
@@ -54,9 +69,12 @@ export type { OnConflictDoNothingOptions, OnConflictDoUpdateOptions } from "./bu
 export { InsertBuilder, insert } from "./builder/insert-builder.js";
 export type { Operator, OperatorName } from "./builder/op.js";
 export { isOperator, op } from "./builder/op.js";
-export type { ForUpdateOptions } from "./builder/select-builder.js";
+export type { QueryHelpers } from "./builder/query-helpers.js";
+export { count, exists, notExists, ref, scalar } from "./builder/query-helpers.js";
+export type { ForUpdateOptions, OrderByOptions, OrderKey, SelectWhere } from "./builder/select-builder.js";
 export { SelectBuilder, select } from "./builder/select-builder.js";
 export type { Subquery } from "./builder/subquery.js";
+export type { DeclaredKind, DeclaredRow, KindTypes } from "./builder/typed-raw.js";
 export { UpdateBuilder, update } from "./builder/update-builder.js";
 export type { ValueCodec } from "./codec/value-codec.js";
 export { passThroughCodec } from "./codec/value-codec.js";
@@ -108,3 +126,20 @@ export type {
   WhereArg,
   WhereInput,
 } from "./types/model-types.js";
+export type {
+  AllNullable,
+  JoinedRow,
+  NoSources,
+  NumberRef,
+  QualifiedRef,
+  QueryWhereArg,
+  QueryWhereInput,
+  RefOf,
+  RefValue,
+  SelectionRow,
+  SelectionSpec,
+  Source,
+  Sources,
+  SumOf,
+  WithSource,
+} from "./types/query-types.js";

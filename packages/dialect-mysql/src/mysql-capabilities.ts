@@ -45,6 +45,11 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     serializedWrites: false,
     // Strings travel length-prefixed and the binary collations compare NUL like any other character.
     nulInText: true,
+    rightJoin: true,
+    // Neither server has FULL JOIN, nor NULLS FIRST / LAST (the compiler sorts on `x IS NULL`).
+    fullJoin: false,
+    nullsOrder: false,
+    exactDecimalAggregates: true,
     // The prepared-statement protocol counts parameters in 16 bits.
     maxParams: 65535,
   });

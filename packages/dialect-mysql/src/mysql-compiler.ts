@@ -135,6 +135,11 @@ export class MysqlCompiler extends SqlCompiler {
     return `${this.column(column, ctx)} ${node.negated ? "NOT IN" : "IN"} (SELECT ${item} FROM JSON_TABLE(${placeholder}, '$[*]' COLUMNS (v ${type} PATH '$')) AS j)`;
   }
 
+  /** `CAST(x AS DOUBLE)` needs MySQL 8.0.17; adding a double literal makes a double on every version. */
+  override floatSql(sql: string): string {
+    return `(${sql} + 0e0)`;
+  }
+
   override lockStrengthSql(strength: LockStrength): string {
     if (strength === "share" && this.mysql.lockInShareMode) return "LOCK IN SHARE MODE";
     return super.lockStrengthSql(strength);

@@ -20,6 +20,10 @@ export const postgresCapabilities = defineCapabilities({
   partialIndexes: true,
   savepoints: true,
   listenNotify: true,
+  rightJoin: true,
+  fullJoin: true,
+  nullsOrder: true,
+  exactDecimalAggregates: true,
   maxParams: 65535,
 });
 

@@ -27,6 +27,11 @@ export const sqliteCapabilities = defineCapabilities({
   savepoints: true,
   listenNotify: false,
   serializedWrites: true,
+  rightJoin: true,
+  fullJoin: true,
+  nullsOrder: true,
+  // SUM/AVG over the TEXT a numeric column holds would run in floating point.
+  exactDecimalAggregates: false,
   maxParams: 32766,
 });
 
@@ -34,6 +39,8 @@ export const sqliteCapabilities = defineCapabilities({
 const SINCE: ReadonlyArray<readonly [version: string, without: Partial<DialectCapabilities>]> = [
   ["3.35.0", { returningInsert: false, returningUpdate: false, returningDelete: false }],
   ["3.24.0", { conflictTarget: false, conflictTargetWhere: false }],
+  ["3.39.0", { rightJoin: false, fullJoin: false }],
+  ["3.30.0", { nullsOrder: false }],
   // SQLITE_MAX_VARIABLE_NUMBER's default before 3.32.0.
   ["3.32.0", { maxParams: 999 }],
 ];

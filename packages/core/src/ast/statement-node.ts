@@ -2,11 +2,17 @@ import type { ColumnMeta } from "../schema/column-meta.js";
 import type { IndexMeta } from "../schema/index-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import type { ConditionNode } from "./condition-node.js";
+import type { QueryParts } from "./query-node.js";
 import type { ExpressionNode, ValueNode } from "./value-node.js";
 
 export interface OrderByItem {
-  readonly column: ColumnMeta;
+  /** The sort key: a column of the statement's table, or (when undefined) `value`. */
+  readonly column: ColumnMeta | undefined;
+  /** A sort key that is not a plain column: a source's column, an aggregate, a projection key. */
+  readonly value: ValueNode | undefined;
   readonly direction: "asc" | "desc";
+  /** Explicit NULLS FIRST / LAST; undefined: the database's default. */
+  readonly nulls: "first" | "last" | undefined;
 }
 
 export interface LockClause {
@@ -26,6 +32,8 @@ export interface SelectNode {
   readonly limit: number | undefined;
   readonly offset: number | undefined;
   readonly lock: LockClause | undefined;
+  /** Aliases, joins, a computed projection, DISTINCT, GROUP BY, HAVING; undefined on a plain select. */
+  readonly parts: QueryParts | undefined;
 }
 
 /** A SELECT of one column used as the operand of `in` / `notIn`. */
@@ -101,10 +109,14 @@ export interface DeleteNode {
   readonly returning: readonly ColumnMeta[] | undefined;
 }
 
-/** A whole statement written with `sql.raw` / `sql.expr`. */
+/**
+ * A whole statement written with `sql.raw` / `sql.expr`. With `columns` (a typed raw query) it is a
+ * SELECT whose declared columns are read by name and decoded by their kinds, like a builder's.
+ */
 export interface RawStatementNode {
   readonly kind: "rawStatement";
   readonly expression: ExpressionNode;
+  readonly columns: readonly ColumnMeta[] | undefined;
 }
 
 export interface CreateTableNode {
@@ -158,8 +170,13 @@ export type StatementNode =
 // Clause nodes come frozen. Statement nodes (select, insert, update, delete) come fresh: the
 // builder that makes one holds it alone and freezes it when it hands it out (see builder/frozen-node).
 
-export function orderByItem(column: ColumnMeta, direction: OrderByItem["direction"]): OrderByItem {
-  return Object.freeze({ column, direction });
+export function orderByItem(
+  column: ColumnMeta | undefined,
+  value: ValueNode | undefined,
+  direction: OrderByItem["direction"],
+  nulls: OrderByItem["nulls"],
+): OrderByItem {
+  return Object.freeze({ column, value, direction, nulls });
 }
 
 /** `of` is frozen here. */
@@ -201,8 +218,9 @@ export function selectNode(
   limit: number | undefined,
   offset: number | undefined,
   lock: LockClause | undefined,
+  parts: QueryParts | undefined,
 ): SelectNode {
-  return { kind: "select", table, columns, where, orderBy, limit, offset, lock };
+  return { kind: "select", table, columns, where, orderBy, limit, offset, lock, parts };
 }
 
 /** A fresh insert node (see above). */
@@ -239,8 +257,8 @@ export function deleteNode(
   return { kind: "delete", table, where, allRows, returning };
 }
 
-export function rawStatementNode(expression: ExpressionNode): RawStatementNode {
-  return Object.freeze({ kind: "rawStatement", expression });
+export function rawStatementNode(expression: ExpressionNode, columns?: readonly ColumnMeta[]): RawStatementNode {
+  return Object.freeze({ kind: "rawStatement", expression, columns });
 }
 
 export function createTableNode(table: TableMeta, ifNotExists: boolean): CreateTableNode {

@@ -1,4 +1,5 @@
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
+import type { SelectNode } from "./statement-node.js";
 
 /** A JavaScript value bound as a parameter. `column` tells the dialect how to encode it. */
 export interface ParamNode {
@@ -56,7 +57,53 @@ export interface PlaceholderNode {
   readonly where: string;
 }
 
-export type ExpressionNode = RawNode | TemplateNode | NowNode | ExcludedNode | ColumnRefNode | PlaceholderNode;
+/** A column of a named source (`"alias"."column"`): `column.table` is the alias. Always qualified. */
+export interface SourceColumnNode {
+  readonly kind: "sourceColumn";
+  readonly column: ColumnMeta;
+}
+
+export type AggregateFunction = "count" | "sum" | "avg" | "min" | "max";
+
+/** `COUNT(*)` (no column), `COUNT(col)`, `COUNT(DISTINCT col)`, `SUM(col)`, ... */
+export interface AggregateNode {
+  readonly kind: "aggregate";
+  readonly fn: AggregateFunction;
+  readonly distinct: boolean;
+  readonly column: ColumnMeta | undefined;
+}
+
+/** A one-column SELECT used as a value: `(SELECT ...)`. */
+export interface ScalarSubqueryNode {
+  readonly kind: "scalarSubquery";
+  readonly select: SelectNode;
+}
+
+/** `EXISTS (SELECT ...)` / `NOT EXISTS (...)`: a predicate, used as a condition. */
+export interface ExistsNode {
+  readonly kind: "exists";
+  readonly negated: boolean;
+  readonly select: SelectNode;
+}
+
+/** A key of the statement's own projection (`ORDER BY "total"`). */
+export interface OutputColumnNode {
+  readonly kind: "outputColumn";
+  readonly key: string;
+}
+
+export type ExpressionNode =
+  | RawNode
+  | TemplateNode
+  | NowNode
+  | ExcludedNode
+  | ColumnRefNode
+  | SourceColumnNode
+  | AggregateNode
+  | ScalarSubqueryNode
+  | ExistsNode
+  | OutputColumnNode
+  | PlaceholderNode;
 export type ValueNode = ParamNode | ExpressionNode;
 
 // ---- factories: the only places a value node is made; each returns a frozen node ---------------
@@ -97,4 +144,26 @@ export function placeholderNode(
   where = "",
 ): PlaceholderNode {
   return Object.freeze({ kind: "placeholder", name, declared, nullable, column, allowNull, where });
+}
+
+export function sourceColumnNode(column: ColumnMeta): SourceColumnNode {
+  return Object.freeze({ kind: "sourceColumn", column });
+}
+
+export function aggregateNode(fn: AggregateFunction, distinct: boolean, column: ColumnMeta | undefined): AggregateNode {
+  return Object.freeze({ kind: "aggregate", fn, distinct, column });
+}
+
+/** `select` is frozen here. */
+export function scalarSubqueryNode(select: SelectNode): ScalarSubqueryNode {
+  return Object.freeze({ kind: "scalarSubquery", select: Object.freeze(select) });
+}
+
+/** `select` is frozen here. */
+export function existsNode(negated: boolean, select: SelectNode): ExistsNode {
+  return Object.freeze({ kind: "exists", negated, select: Object.freeze(select) });
+}
+
+export function outputColumnNode(key: string): OutputColumnNode {
+  return Object.freeze({ kind: "outputColumn", key });
 }

@@ -2,7 +2,7 @@ import type { SubqueryNode } from "../ast/statement-node.js";
 
 const SUBQUERY = Symbol.for("tempest-db-js.subquery");
 
-/** A one-column SELECT marked as the operand of `in` / `notIn`, from `.asSubquery(field)`. */
+/** A one-column SELECT as the operand of `in` / `notIn`: from `.asSubquery(field)`, or a select projecting one key. */
 export interface Subquery<T = unknown> {
   readonly node: SubqueryNode;
   readonly __valueType?: T;
@@ -29,4 +29,9 @@ export function makeSubquery<T>(node: SubqueryNode): Subquery<T> {
 
 export function isSubquery(value: unknown): value is Subquery {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SUBQUERY] === true;
+}
+
+/** Brands a class whose instances are `in` / `notIn` operands through a `node` property of their own. */
+export function markSubquery(prototype: object): void {
+  Object.defineProperty(prototype, SUBQUERY, { value: true });
 }

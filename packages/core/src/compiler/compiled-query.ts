@@ -1,5 +1,6 @@
-import type { StatementNode } from "../ast/statement-node.js";
-import type { PlaceholderNode } from "../ast/value-node.js";
+import type { NestedGroup, RowNesting } from "../ast/query-node.js";
+import type { SelectNode, StatementNode } from "../ast/statement-node.js";
+import type { PlaceholderNode, ValueNode } from "../ast/value-node.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 
@@ -9,6 +10,8 @@ export interface CompiledQuery {
   readonly params: readonly unknown[];
   readonly kind: StatementNode["kind"];
   readonly columns: readonly ColumnMeta[] | undefined;
+  /** A joined select's rows: one object per source (see RowNesting); undefined: flat rows. */
+  readonly nesting?: RowNesting | undefined;
 }
 
 /** Mutable state of one compilation. */
@@ -25,6 +28,8 @@ export interface CompileContext {
    * `compilePrepared`, where a placeholder is refused.
    */
   readonly slots?: PlaceholderSlot[] | undefined;
+  /** Inside HAVING: the projection's result columns, each written as its selection's expression. */
+  readonly outputs: ReadonlyMap<ColumnMeta, ValueNode> | undefined;
 }
 
 /** One placeholder of a prepared statement: the parameter (0-based) its value is bound as. */
@@ -34,7 +39,37 @@ export interface PlaceholderSlot {
 }
 
 export function newContext(inline: boolean, table: TableMeta | undefined, slots?: PlaceholderSlot[]): CompileContext {
-  return { params: [], inline, qualify: false, table, slots };
+  return { params: [], inline, qualify: false, table, outputs: undefined, slots };
+}
+
+const nestings = new WeakMap<readonly ColumnMeta[], RowNesting>();
+
+/** How a joined select's rows nest (one object per source), or undefined for flat rows; made once per projection. */
+export function nestingOf(node: SelectNode): RowNesting | undefined {
+  const parts = node.parts;
+  if (!parts || parts.selections || parts.joins.length === 0 || !parts.root) return undefined;
+  let nesting = nestings.get(node.columns);
+  if (nesting) return nesting;
+  const groups: NestedGroup[] = [];
+  const nullable = new Set<string>();
+  const seen = [parts.root.alias];
+  for (const join of parts.joins) {
+    if (join.join === "right" || join.join === "full") for (const alias of seen) nullable.add(alias);
+    if (join.join === "left" || join.join === "full") nullable.add(join.source.alias);
+    seen.push(join.source.alias);
+  }
+  let start = 0;
+  for (const source of [parts.root, ...parts.joins.map((j) => j.source)]) {
+    const end = start + source.columns.length;
+    // A source is null when its primary key is (an outer join found no row); without one, when its first column is.
+    const key = source.primaryKey[0] ?? source.columns[0];
+    const nullAt = nullable.has(source.alias) && key ? start + source.columns.indexOf(key) : -1;
+    groups.push(Object.freeze({ key: source.alias, start, end, nullAt }));
+    start = end;
+  }
+  nesting = Object.freeze({ groups: Object.freeze(groups) });
+  nestings.set(node.columns, nesting);
+  return nesting;
 }
 
 export function tableOf(node: StatementNode): TableMeta | undefined {
@@ -50,6 +85,8 @@ export function resultColumns(node: StatementNode): readonly ColumnMeta[] | unde
     case "update":
     case "delete":
       return node.returning;
+    case "rawStatement":
+      return node.columns;
     default:
       return undefined;
   }

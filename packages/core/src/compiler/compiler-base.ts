@@ -1,4 +1,5 @@
-import type { PlaceholderNode, ValueNode } from "../ast/value-node.js";
+import type { SelectNode } from "../ast/statement-node.js";
+import type { AggregateNode, PlaceholderNode, ValueNode } from "../ast/value-node.js";
 import type { ValueCodec } from "../codec/value-codec.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
@@ -36,6 +37,9 @@ export abstract class CompilerBase {
   /** SQL for the current time shifted by `seconds` (an SQL fragment, usually a placeholder). */
   protected abstract nowPlusSecondsSql(seconds: string): string;
 
+  /** A SELECT (written by the statement layer), for subqueries. */
+  protected abstract select(node: SelectNode, ctx: CompileContext): string;
+
   /** Throws UnsupportedFeatureError naming this dialect, the feature and the way out. */
   unsupported(feature: string, hint: string): never {
     throw new UnsupportedFeatureError(this.dialectName, feature, hint);
@@ -58,13 +62,62 @@ export abstract class CompilerBase {
   }
 
   protected column(column: ColumnMeta, ctx: CompileContext): string {
+    // HAVING names the projection's keys: each is written as its selection's expression.
+    if (ctx.outputs !== undefined) {
+      const output = ctx.outputs.get(column);
+      if (output !== undefined) return this.value(output, ctx);
+    }
     const name = this.quoteName(column.name);
     return ctx.qualify ? `${this.quoteName(column.table)}.${name}` : name;
   }
 
+  /** A column of a named source: always `"alias"."column"`. */
+  protected sourceColumn(column: ColumnMeta): string {
+    return `${this.quoteName(column.table)}.${this.quoteName(column.name)}`;
+  }
+
+  /** A subquery's SELECT: it qualifies its own columns when it names sources; outer aliases are always qualified. */
+  protected subquery(select: SelectNode, ctx: CompileContext): string {
+    return this.select(select, this.unqualified(ctx));
+  }
+
+  /** COUNT / SUM / AVG / MIN / MAX, computed alike on every database (see builder/result-columns). */
+  protected aggregate(node: AggregateNode, ctx: CompileContext): string {
+    const column = node.column;
+    if (column === undefined) return "COUNT(*)";
+    const arg = this.column(column, ctx);
+    if (column.kind === "numeric" && (node.fn === "sum" || node.fn === "avg") && !this.capabilities.exactDecimalAggregates) {
+      this.unsupported(
+        `${node.fn}() of a numeric column (exact decimal arithmetic)`,
+        "This database would compute it in floating point. Store the amounts as integer minor units (cents) and sum those, or aggregate in the application.",
+      );
+    }
+    switch (node.fn) {
+      case "count":
+        return node.distinct ? `COUNT(DISTINCT ${arg})` : `COUNT(${arg})`;
+      case "sum":
+        return `SUM(${arg})`;
+      case "avg":
+        // Numeric: exact, rounded at 30 places on every database (each has its own scale for AVG);
+        // integers and reals: in double precision everywhere (MySQL's AVG of integers is a 4-place decimal).
+        return column.kind === "numeric" ? `ROUND(CAST(SUM(${arg}) AS DECIMAL(65, 30)) / COUNT(${arg}), 30)` : `AVG(${this.floatSql(arg)})`;
+      case "min":
+        return `MIN(${arg})`;
+      case "max":
+        return `MAX(${arg})`;
+      default:
+        return exhaustive(node.fn);
+    }
+  }
+
+  /** A number as a double precision value. */
+  protected floatSql(sql: string): string {
+    return `CAST(${sql} AS DOUBLE PRECISION)`;
+  }
+
   /** The context for a subquery: its columns are never qualified (the same context when they already are not). */
   protected unqualified(ctx: CompileContext): CompileContext {
-    return ctx.qualify ? { ...ctx, qualify: false } : ctx;
+    return ctx.qualify || ctx.outputs !== undefined ? { ...ctx, qualify: false, outputs: undefined } : ctx;
   }
 
   protected fieldColumn(field: string, ctx: CompileContext, what: string): ColumnMeta {
@@ -112,6 +165,16 @@ export abstract class CompilerBase {
         return this.column(this.fieldColumn(node.field, ctx, "sql.ref"), ctx);
       case "placeholder":
         return this.placeholderSlot(node, ctx);
+      case "sourceColumn":
+        return this.sourceColumn(node.column);
+      case "aggregate":
+        return this.aggregate(node, ctx);
+      case "scalarSubquery":
+        return `(${this.subquery(node.select, ctx)})`;
+      case "exists":
+        return `${node.negated ? "NOT EXISTS" : "EXISTS"} (${this.subquery(node.select, ctx)})`;
+      case "outputColumn":
+        return this.quoteIdentifier(node.key);
       default:
         return exhaustive(node);
     }

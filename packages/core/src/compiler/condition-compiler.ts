@@ -5,9 +5,6 @@ import { CompilerBase, exhaustive } from "./compiler-base.js";
 
 /** The second layer of the compiler: the where language's conditions. */
 export abstract class ConditionCompiler extends CompilerBase {
-  /** A SELECT, for subqueries (written by the statement layer). */
-  protected abstract select(node: SelectNode, ctx: CompileContext): string;
-
   protected condition(node: ConditionNode, ctx: CompileContext, top = false): string {
     switch (node.kind) {
       case "compare": {
@@ -60,7 +57,7 @@ export abstract class ConditionCompiler extends CompilerBase {
 
   protected inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
     this.checkSubquery(node.subquery.select);
-    const inner = this.select(node.subquery.select, this.unqualified(ctx));
+    const inner = this.subquery(node.subquery.select, ctx);
     return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${inner})`;
   }
 

@@ -1,4 +1,5 @@
 import type { ConditionNode } from "../ast/condition-node.js";
+import type { JoinNode, QueryParts, SelectionNode } from "../ast/query-node.js";
 import type {
   Assignment,
   ConflictClause,
@@ -15,7 +16,7 @@ import type { ColumnMeta } from "../schema/column-meta.js";
 import { textProblem } from "./check-text.js";
 import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiled-query.js";
-import { newContext, resultColumns, tableOf } from "./compiled-query.js";
+import { nestingOf, newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
 import { DdlCompiler } from "./ddl-compiler.js";
 import { ValuesTexts } from "./values-texts.js";
@@ -41,6 +42,8 @@ export abstract class SqlCompiler extends DdlCompiler {
   readonly #valuesTexts = new ValuesTexts();
   /** Column lists (SELECT, RETURNING, INSERT) per frozen column array. */
   readonly #columnLists = new WeakMap<readonly ColumnMeta[], string>();
+  /** Qualified column lists of named sources, per frozen column array. */
+  readonly #qualifiedLists = new WeakMap<readonly ColumnMeta[], string>();
   /** The placeholder hook for ValuesTexts, made once. */
   readonly #placeholder = (index: number): string => this.placeholder(index);
 
@@ -104,12 +107,13 @@ export abstract class SqlCompiler extends DdlCompiler {
         }`,
       );
     }
-    return Object.freeze({
-      sql,
-      params: Object.freeze(ctx.params),
-      kind: node.kind,
-      columns: resultColumns(node),
-    });
+    const nesting = node.kind === "select" ? nestingOf(node) : undefined;
+    const params = Object.freeze(ctx.params);
+    const columns = resultColumns(node);
+    // `nesting` only where rows nest (a joined select), so every other compiled statement keeps its shape.
+    return Object.freeze(
+      nesting === undefined ? { sql, params, kind: node.kind, columns } : { sql, params, kind: node.kind, columns, nesting },
+    );
   }
 
   protected statement(node: StatementNode, ctx: CompileContext): string {
@@ -123,7 +127,7 @@ export abstract class SqlCompiler extends DdlCompiler {
       case "delete":
         return this.delete(node, ctx);
       case "rawStatement":
-        return this.value(node.expression, ctx);
+        return node.columns ? this.typedRaw(node.columns, this.value(node.expression, ctx)) : this.value(node.expression, ctx);
       case "createTable":
         return this.createTable(node, ctx);
       case "createIndex":
@@ -141,18 +145,107 @@ export abstract class SqlCompiler extends DdlCompiler {
 
   // ---- statements -------------------------------------------------------------------------
   protected select(node: SelectNode, ctx: CompileContext): string {
+    if (node.parts !== undefined) return this.composedSelect(node, node.parts, ctx);
     let sql = `SELECT ${this.columnList(node.columns)} FROM ${this.quoteName(node.table.name)}`;
     sql += this.whereClause(node.where, ctx);
     if (node.orderBy.length > 0) {
       sql += " ORDER BY ";
       for (let i = 0; i < node.orderBy.length; i++) {
         const o = node.orderBy[i] as (typeof node.orderBy)[number];
-        sql += `${i === 0 ? "" : ", "}${this.orderItem(o.column, o.direction)}`;
+        sql += `${i === 0 ? "" : ", "}${this.orderItem(o.column as ColumnMeta, o.direction)}`;
       }
     }
     sql += this.limitOffset(node.limit, node.offset);
     if (node.lock) sql += ` ${this.lockClause(node.lock)}`;
     return sql;
+  }
+
+  /**
+   * A select with aliases, joins, a computed projection, DISTINCT, GROUP BY or HAVING. Columns are
+   * qualified by their source's alias whenever the query names its sources.
+   */
+  protected composedSelect(node: SelectNode, parts: QueryParts, ctx: CompileContext): string {
+    const qualify = parts.root !== undefined || parts.joins.length > 0;
+    const inner: CompileContext = qualify === ctx.qualify ? ctx : { ...ctx, qualify };
+    let sql = parts.distinct ? "SELECT DISTINCT " : "SELECT ";
+    sql += parts.selections ? this.selectionList(parts.selections, inner) : this.qualifiedColumnList(node.columns, inner);
+    sql += ` FROM ${this.quoteName(node.table.name)}`;
+    if (parts.root) sql += ` AS ${this.quoteName(parts.root.alias)}`;
+    for (const join of parts.joins) sql += this.joinClause(join, inner);
+    sql += this.whereClause(node.where, inner);
+    if (parts.groupBy.length > 0) sql += ` GROUP BY ${this.valueList(parts.groupBy, inner)}`;
+    if (parts.having) {
+      const outputs = new Map((parts.selections ?? []).map((s) => [s.result, s.value] as const));
+      sql += ` HAVING ${this.condition(parts.having, { ...inner, outputs }, true)}`;
+    }
+    if (node.orderBy.length > 0) sql += ` ORDER BY ${this.orderItems(node.orderBy, parts, inner)}`;
+    sql += this.limitOffset(node.limit, node.offset);
+    if (node.lock) sql += ` ${this.lockClause(node.lock)}`;
+    return sql;
+  }
+
+  /** A typed raw query: its declared columns, by name, in declared order, from the statement as a derived table. */
+  protected typedRaw(columns: readonly ColumnMeta[], sql: string): string {
+    return `SELECT ${this.columnList(columns)} FROM (${sql}) AS ${this.quoteIdentifier("tempest_typed")}`;
+  }
+
+  protected selectionList(selections: readonly SelectionNode[], ctx: CompileContext): string {
+    let sql = "";
+    for (let i = 0; i < selections.length; i++) {
+      const s = selections[i] as SelectionNode;
+      sql += `${i === 0 ? "" : ", "}${this.value(s.value, ctx)} AS ${this.quoteIdentifier(s.key)}`;
+    }
+    return sql;
+  }
+
+  protected qualifiedColumnList(columns: readonly ColumnMeta[], ctx: CompileContext): string {
+    if (!ctx.qualify) return this.columnList(columns);
+    let list = this.#qualifiedLists.get(columns);
+    if (list === undefined) {
+      list = columns.map((c) => this.sourceColumn(c)).join(", ");
+      if (Object.isFrozen(columns)) this.#qualifiedLists.set(columns, list);
+    }
+    return list;
+  }
+
+  protected joinClause(join: JoinNode, ctx: CompileContext): string {
+    const caps = this.capabilities;
+    if (join.join === "right" && !caps.rightJoin) {
+      this.unsupported("RIGHT JOIN", "Write it as a LEFT JOIN with the two sources swapped (select from the other model first).");
+    }
+    if (join.join === "full" && !caps.fullJoin) {
+      this.unsupported(
+        "FULL JOIN",
+        "Run a LEFT JOIN, then the rows of the other side that match nothing (notExists), and combine them in the application.",
+      );
+    }
+    const keyword = JOIN_KEYWORDS[join.join];
+    return ` ${keyword} ${this.quoteName(join.source.table.name)} AS ${this.quoteName(join.source.alias)} ON ${this.condition(join.on, ctx, true)}`;
+  }
+
+  /** ORDER BY keys: columns, or the projection's keys written as their expressions; NULLS FIRST/LAST as asked. */
+  protected orderItems(items: SelectNode["orderBy"], parts: QueryParts, ctx: CompileContext): string {
+    let sql = "";
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as SelectNode["orderBy"][number];
+      let key: string;
+      if (item.column) key = this.column(item.column, ctx);
+      else {
+        const value = item.value as ValueNode;
+        const output = value.kind === "outputColumn" ? parts.selections?.find((s) => s.key === value.key) : undefined;
+        key = this.value(output ? output.value : value, ctx);
+      }
+      sql += (i === 0 ? "" : ", ") + this.orderKey(key, item.direction, item.nulls);
+    }
+    return sql;
+  }
+
+  /** One sort key. Without NULLS FIRST/LAST in the dialect, an `IS NULL` key before it puts the NULLs where asked. */
+  protected orderKey(key: string, direction: "asc" | "desc", nulls: "first" | "last" | undefined): string {
+    const sorted = `${key} ${direction === "asc" ? "ASC" : "DESC"}`;
+    if (nulls === undefined) return sorted;
+    if (this.capabilities.nullsOrder) return `${sorted} NULLS ${nulls === "first" ? "FIRST" : "LAST"}`;
+    return `(${key} IS NULL) ${nulls === "first" ? "DESC" : "ASC"}, ${sorted}`;
   }
 
   protected insert(node: InsertNode, ctx: CompileContext): string {
@@ -370,3 +463,10 @@ function appendAll(target: unknown[], items: readonly unknown[]): void {
   if (items.length <= SPREAD) target.push(...items);
   else for (let i = 0; i < items.length; i += SPREAD) target.push(...items.slice(i, i + SPREAD));
 }
+
+const JOIN_KEYWORDS: Readonly<Record<JoinNode["join"], string>> = {
+  inner: "INNER JOIN",
+  left: "LEFT JOIN",
+  right: "RIGHT JOIN",
+  full: "FULL JOIN",
+};

@@ -37,6 +37,14 @@ export interface DialectCapabilities {
    * Without it a NUL in a bound value is a ValidationError while compiling, not a server error.
    */
   readonly nulInText: boolean;
+  /** `RIGHT JOIN` (SQLite from 3.39). */
+  readonly rightJoin: boolean;
+  /** `FULL JOIN` (not on MySQL/MariaDB; SQLite from 3.39). */
+  readonly fullJoin: boolean;
+  /** `NULLS FIRST` / `NULLS LAST` in ORDER BY; without it the compiler sorts on `x IS NULL` first. */
+  readonly nullsOrder: boolean;
+  /** SUM / AVG of numeric columns in exact decimal arithmetic (SQLite has only floating point). */
+  readonly exactDecimalAggregates: boolean;
   /** Most bound parameters one statement may carry. */
   readonly maxParams: number;
 }
@@ -59,6 +67,10 @@ export const safeCapabilities: DialectCapabilities = Object.freeze({
   listenNotify: false,
   serializedWrites: false,
   nulInText: false,
+  rightJoin: false,
+  fullJoin: false,
+  nullsOrder: false,
+  exactDecimalAggregates: false,
   maxParams: 999,
 });
 

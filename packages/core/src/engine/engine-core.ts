@@ -252,7 +252,7 @@ export class EngineCore {
     const { rows, rowsAffected } = result;
     let decoded: unknown[];
     if (columns) {
-      const decode = rowDecoder(this.dialect.codec, columns);
+      const decode = rowDecoder(this.dialect.codec, columns, compiled.nesting);
       decoded = new Array(rows.length);
       for (let i = 0; i < rows.length; i++) decoded[i] = decode(rows[i] as unknown[]);
     } else {

@@ -100,6 +100,22 @@ export class QueryResult<R> implements PromiseLike<ExecutedQuery<R>> {
     return values[0] as R[keyof R];
   }
 
+  /** The first column of every row. */
+  async scalars(): Promise<R[keyof R][]> {
+    const { rows } = await this.#result();
+    const out = new Array<R[keyof R]>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as Record<string, unknown>;
+      let first: unknown;
+      for (const key in row) {
+        first = row[key];
+        break;
+      }
+      out[i] = first as R[keyof R];
+    }
+    return out;
+  }
+
   /** Rows inserted, updated or deleted (for a select: rows returned). */
   rowsAffected(): Promise<number> {
     const run = this.#result();

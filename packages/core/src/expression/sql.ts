@@ -1,5 +1,6 @@
 import type { ValueNode } from "../ast/value-node.js";
 import { columnRefNode, excludedNode, nowNode, paramNode, rawNode, templateNode } from "../ast/value-node.js";
+import { typedQuery } from "../builder/typed-raw.js";
 import { textProblem } from "../compiler/check-text.js";
 import { ValidationError } from "../errors.js";
 import { assertBindable } from "./assert-bindable.js";
@@ -99,4 +100,9 @@ export const sql = {
   excluded: <T = unknown>(field: string): Expression<T> => sharedExpression("excluded", field, () => brandExpression(excludedNode(field))),
   /** The column behind a model field of the statement's table, quoted for the dialect. */
   ref: <T = unknown>(field: string): Expression<T> => sharedExpression("ref", field, () => brandExpression(columnRefNode(field))),
+  /**
+   * A raw SELECT with a declared row, `sql.typed(sql.expr\`SELECT ...\`, { n: "integer", at: "datetime?" })`:
+   * typed, and decoded by the declared kinds the same way on every database.
+   */
+  typed: typedQuery,
 };

@@ -54,3 +54,29 @@ export const JOB_IDS = [
 /** Fixed instants, so that compiled parameters are the same on every run. */
 export const T0 = new Date("2026-01-02T03:04:05.678Z");
 export const T1 = new Date("2026-01-02T03:04:06.789Z");
+
+/** The shop of the query cases: customers (one referred by another), and their orders. */
+export class ConformanceCustomer extends Model {
+  static tablename = "tempest_conformance_customers";
+  static naming = "snake_case";
+
+  id = column.integer().primaryKey();
+  name = column.text().notNull();
+  referredBy = column.integer();
+  createdAt = column.datetime().notNull();
+}
+
+export class ConformanceOrder extends Model {
+  static tablename = "tempest_conformance_orders";
+  static naming = "snake_case";
+
+  id = column.integer().primaryKey();
+  /** Null for a guest order. */
+  customerId = column.integer();
+  status = column.enum("open", "paid", "shipped").notNull();
+  /** In cents. */
+  total = column.integer().notNull();
+  amount = column.numeric(12, 2).notNull();
+  createdAt = column.datetime().notNull();
+  shippedAt = column.datetime();
+}

@@ -10,6 +10,7 @@ import { behaviourTests } from "./conformance-behaviour.js";
 import type { ConformanceCase, ConformanceCaseId } from "./conformance-cases.js";
 import { conformanceCases, seedJobs } from "./conformance-cases.js";
 import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
+import { queryTests } from "./conformance-queries.js";
 
 /** What a dialect compiles a case to, or the feature it refuses (a substring of UnsupportedFeatureError.feature). */
 export type ExpectedStatement = { readonly sql: string; readonly params: readonly unknown[] } | { readonly unsupported: string };
@@ -70,6 +71,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
     }
 
     behaviourTests(() => engine, makeEngine);
+    queryTests(() => engine);
   });
 }
 

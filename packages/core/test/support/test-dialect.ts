@@ -17,6 +17,10 @@ export const fullCapabilities = defineCapabilities({
   onDuplicateKey: true,
   partialIndexes: true,
   savepoints: true,
+  rightJoin: true,
+  fullJoin: true,
+  nullsOrder: true,
+  exactDecimalAggregates: true,
 });
 
 /** A test-only compiler: standard SQL from the base class, `?` placeholders, plain column types. */

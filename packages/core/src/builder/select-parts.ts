@@ -1,0 +1,174 @@
+import type { ConditionNode } from "../ast/condition-node.js";
+import { compareNode, constantNode } from "../ast/condition-node.js";
+import type { JoinKind, QueryParts, SelectionNode, SourceMeta } from "../ast/query-node.js";
+import { joinNode, NO_PARTS, queryParts, selectionNode } from "../ast/query-node.js";
+import type { SelectNode } from "../ast/statement-node.js";
+import type { ValueNode } from "../ast/value-node.js";
+import { sourceColumnNode } from "../ast/value-node.js";
+import { ValidationError } from "../errors.js";
+import { describe } from "../expression/assert-bindable.js";
+import { expressionNode } from "../expression/expression.js";
+import type { ColumnMeta } from "../schema/column-meta.js";
+import type { ModelClass } from "../schema/model.js";
+import { sourceMeta } from "../schema/source-meta.js";
+import { tableMeta } from "../schema/table-meta.js";
+import type { QueryScope } from "./query-scope.js";
+import { isQualified, refColumn, scopeOf } from "./query-scope.js";
+import { fieldNames, isPlainRecord } from "./resolve-set.js";
+import { resolveWhere } from "./resolve-where.js";
+import { aggregateResult, conversionNameOf, internColumns, resultColumn } from "./result-columns.js";
+
+export type PartsChange = Partial<Omit<QueryParts, "kind">>;
+
+export function withParts(parts: QueryParts | undefined, change: PartsChange): QueryParts {
+  const p = parts ?? NO_PARTS;
+  return queryParts(
+    "root" in change ? change.root : p.root,
+    change.joins ?? p.joins,
+    "selections" in change ? change.selections : p.selections,
+    change.distinct ?? p.distinct,
+    change.groupBy ?? p.groupBy,
+    "having" in change ? change.having : p.having,
+  );
+}
+
+/** Every column of every source, root first: the projection of a joined select without `.columns()`. */
+export function allColumns(table: SelectNode["table"], parts: QueryParts): readonly ColumnMeta[] {
+  if (parts.selections)
+    return internColumns(
+      parts.selections.map((s) => s.result),
+      "selections",
+    );
+  if (parts.joins.length === 0) return parts.root ? parts.root.columns : table.columns;
+  const columns: ColumnMeta[] = [...(parts.root as SourceMeta).columns];
+  for (const join of parts.joins) columns.push(...join.source.columns);
+  // The list keys the row decoder, which also knows which sources may be null: part of the key.
+  return internColumns(columns, `nested:${[...nullableAliases(parts)].join(",")}`);
+}
+
+/** Adds a join: `on` is two references compared for equality, or a condition of the where language. */
+export function addJoin(node: SelectNode, join: JoinKind, model: ModelClass, alias: string, on: unknown, right: unknown): QueryParts {
+  const where = `${join}Join(${model?.name ?? "?"}, "${String(alias)}")`;
+  const parts = node.parts;
+  if (!parts?.root) {
+    throw new ValidationError(
+      `${where}: name the root's alias first, select(${node.table.model.name}, "alias"), so that every column of the join is qualified`,
+    );
+  }
+  const source = sourceMeta(tableMeta(model), alias, where);
+  if (parts.root.alias === alias || parts.joins.some((j) => j.source.alias === alias)) {
+    throw new ValidationError(`${where}: the alias "${alias}" is already used in this query`);
+  }
+  const joined = withParts(parts, { joins: [...parts.joins, joinNode(join, source, constantNode(true))] });
+  const scope = scopeOf({ ...node, parts: joined }) as QueryScope;
+  let condition: ConditionNode;
+  if (typeof on === "string") {
+    if (typeof right !== "string")
+      throw new ValidationError(`${where}: give two references to compare ("a.field", "b.field"), or a condition`);
+    condition = compareNode(refColumn(scope, on, where), "=", sourceColumnNode(refColumn(scope, right, where)));
+  } else {
+    if (right !== undefined) throw new ValidationError(`${where}: a condition is the only argument after the alias`);
+    condition = resolveWhere(scope, on, `${where} on`);
+  }
+  const joins = [...parts.joins, joinNode(join, source, condition)];
+  // The scope is cached per join list: the final list gets its own, identical one.
+  return withParts(parts, { joins });
+}
+
+/** A projection object into selections: each key a reference or an expression. */
+export function resolveSelections(scope: QueryScope | SelectNode["table"], spec: unknown, where: string): SelectionNode[] {
+  if (!isPlainRecord(spec))
+    throw new ValidationError(`${where}: expects an object of { key: "field" | expression }, got ${describe(spec)}`);
+  const keys = fieldNames(spec, where);
+  if (keys.length === 0) throw new ValidationError(`${where}: the projection is empty`);
+  return keys.map((key) => {
+    const entry = spec[key];
+    const at = `${where} "${key}"`;
+    if (typeof entry === "string") {
+      const column = refColumn(scope, entry, at);
+      return selectionNode(key, sourceColumnNode(column), resultColumn(column, key, column.kind, false, undefined));
+    }
+    const node = expressionNode(entry);
+    if (!node) throw new ValidationError(`${at}: expects "field", "alias.field" or an expression, got ${describe(entry)}`);
+    switch (node.kind) {
+      case "aggregate":
+        return selectionNode(key, node, aggregateResult(node.fn, node.column, key, at));
+      case "sourceColumn":
+        return selectionNode(key, node, resultColumn(node.column, key, node.column.kind, false, undefined));
+      case "scalarSubquery": {
+        const inner = node.select.columns[0] as ColumnMeta;
+        return selectionNode(key, node, resultColumn(inner, key, inner.kind, false, conversionNameOf(inner)));
+      }
+      default:
+        throw new ValidationError(
+          `${at}: a ${node.kind} expression has no declared type; select a field, an aggregate (q.count(), q.sum(...)) or scalar(subquery), or use a typed raw query`,
+        );
+    }
+  });
+}
+
+/** GROUP BY references as source columns. */
+export function resolveGroupBy(scope: QueryScope | SelectNode["table"], refs: readonly unknown[]): ValueNode[] {
+  if (refs.length === 0) throw new ValidationError("groupBy: name at least one field");
+  return refs.map((ref) => sourceColumnNode(refColumn(scope, ref, "groupBy")));
+}
+
+/**
+ * HAVING over the projection's keys: `{ total: { gt: 100 } }`. Each key is a result column, which the
+ * compiler writes as the selection's expression.
+ */
+export function resolveHaving(node: SelectNode, input: unknown): ConditionNode {
+  const selections = node.parts?.selections;
+  if (!selections) throw new ValidationError("having: call .columns({...}) first; having filters on the projection's keys");
+  const byField = new Map(selections.map((s) => [s.key, s.result]));
+  return resolveWhere({ model: node.table.model, name: node.table.name, byField }, input, "having");
+}
+
+/** True when any selection is an aggregate. */
+export function aggregates(parts: QueryParts | undefined): boolean {
+  return parts?.selections?.some((s) => s.value.kind === "aggregate") ?? false;
+}
+
+/**
+ * PostgreSQL refuses FOR UPDATE / FOR SHARE with GROUP BY, DISTINCT and aggregates, and on the
+ * nullable side of an outer join; MySQL would lock differently or not at all. Refused on every
+ * dialect, when the statement is built, naming the construct.
+ */
+export function checkLock(node: SelectNode): void {
+  const lock = node.lock;
+  const parts = node.parts;
+  if (!lock || !parts) return;
+  const what = lock.strength === "update" ? "forUpdate()" : "forShare()";
+  if (parts.groupBy.length > 0)
+    throw new ValidationError(
+      `${what} cannot lock the rows of a GROUP BY: a group is not a row. Lock the rows in a select without groupBy, then aggregate.`,
+    );
+  if (parts.distinct)
+    throw new ValidationError(`${what} cannot lock the rows of a DISTINCT select. Drop distinct() or lock in a separate select.`);
+  if (aggregates(parts))
+    throw new ValidationError(
+      `${what} cannot lock the rows behind an aggregate. Lock the rows in a select without aggregates, then count.`,
+    );
+  const nullable = nullableAliases(parts);
+  const locked = lock.of.length > 0 ? lock.of : [parts.root?.alias, ...parts.joins.map((j) => j.source.alias)];
+  const bad = locked.find((alias) => alias !== undefined && nullable.has(alias));
+  if (bad !== undefined) {
+    throw new ValidationError(
+      `${what} cannot lock "${bad}", on the nullable side of an outer join. Restrict the lock to the other sources with { of: [...] }.`,
+    );
+  }
+}
+
+/** The aliases an outer join can make null. */
+export function nullableAliases(parts: QueryParts): Set<string> {
+  const nullable = new Set<string>();
+  const seen: string[] = parts.root ? [parts.root.alias] : [];
+  for (const join of parts.joins) {
+    if (join.join === "right" || join.join === "full") for (const alias of seen) nullable.add(alias);
+    if (join.join === "left" || join.join === "full") nullable.add(join.source.alias);
+    seen.push(join.source.alias);
+  }
+  return nullable;
+}
+
+export { isQualified };
