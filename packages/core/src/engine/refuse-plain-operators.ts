@@ -1,5 +1,6 @@
 import type { ConditionNode } from "../ast/condition-node.js";
 import type { SelectNode, StatementNode } from "../ast/statement-node.js";
+import type { ValueNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 
 /** How an engine reads plain `{ op: ... }` objects in where: as operators (default), or not at all. */
@@ -44,7 +45,18 @@ export function refusePlainOperators(node: StatementNode): void {
 }
 
 function selectNode(node: SelectNode): void {
-  condition(node.table.model.name || node.table.name, node.where);
+  const name = node.table.model.name || node.table.name;
+  condition(name, node.where);
+  const parts = node.parts;
+  if (parts === undefined) return;
+  for (const join of parts.joins) condition(name, join.on);
+  condition(name, parts.having);
+  for (const selection of parts.selections ?? []) value(selection.value);
+}
+
+/** Subqueries used as values (exists, scalar) carry conditions of their own. */
+function value(node: ValueNode): void {
+  if (node.kind === "exists" || node.kind === "scalarSubquery") selectNode(node.select);
 }
 
 function condition(model: string, node: ConditionNode | undefined): void {
@@ -58,6 +70,7 @@ function condition(model: string, node: ConditionNode | undefined): void {
       condition(model, node.item);
       return;
     case "expressionCondition":
+      value(node.expression);
       return;
     case "constant":
       if (node.plain !== undefined) refuse(model, node.field ?? "?", node.plain);
@@ -67,6 +80,9 @@ function condition(model: string, node: ConditionNode | undefined): void {
       selectNode(node.subquery.select);
       return;
     case "compare":
+      if (node.plain !== undefined) refuse(model, node.column.field, node.plain);
+      value(node.value);
+      return;
     case "inList":
     case "isNull":
     case "between":

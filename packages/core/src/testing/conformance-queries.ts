@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, or } from "../builder/condition.js";
 import { insert } from "../builder/insert-builder.js";
+import { op } from "../builder/op.js";
 import { count, exists, notExists, ref, scalar } from "../builder/query-helpers.js";
 import { select } from "../builder/select-builder.js";
 import type { Engine } from "../engine/engine.js";
@@ -68,7 +69,7 @@ export function queryTests(engineOf: () => Engine): void {
         .execute(
           select(Order, "o")
             .leftJoin(Customer, "c", "c.id", "o.customerId")
-            .where({ "o.id": { in: [13, 14] } })
+            .where({ "o.id": op.in([13, 14]) })
             .orderBy("o.id"),
         )
         .all();
@@ -145,7 +146,7 @@ export function queryTests(engineOf: () => Engine): void {
         .innerJoin(Order, "o", "o.customerId", "c.id")
         .columns((q) => ({ id: "c.id", name: "c.name", revenue: q.sum("o.total"), orders: q.count() }))
         .groupBy("c.id", "c.name")
-        .having({ revenue: { gt: 1000 } })
+        .having({ revenue: op.gt(1000) })
         .orderBy("revenue", "desc")
         .limit(5);
       expect(await engine.execute(top).all()).toEqual([
@@ -163,18 +164,18 @@ export function queryTests(engineOf: () => Engine): void {
         rows: q.count(),
       }));
       expect(await engine.execute(stats).one()).toEqual({ avg: 8850 / 6, min: at(10), max: 4000, customers: 3, rows: 6 });
-      const none = await engine.execute(stats.where({ total: { lt: 0 } })).one();
+      const none = await engine.execute(stats.where({ total: op.lt(0) })).one();
       expect(none).toEqual({ avg: null, min: null, max: null, customers: 0, rows: 0 });
       const thirds = select(Order)
         .columns((q) => ({ avg: q.avg("total") }))
-        .where({ id: { in: [12, 13, 14] } });
+        .where({ id: op.in([12, 13, 14]) });
       expect(await engine.execute(thirds).one()).toEqual({ avg: 1600 / 3 });
     });
 
     it("sum and avg of a numeric column: an exact decimal string, or refused where the database has no exact decimals", async () => {
       const amounts = select(Order)
         .columns((q) => ({ sum: q.sum("amount"), avg: q.avg("amount") }))
-        .where({ id: { in: [12, 13, 14] } });
+        .where({ id: op.in([12, 13, 14]) });
       if (!engine.capabilities.exactDecimalAggregates) {
         expect(() => engine.compile(amounts)).toThrow(UnsupportedFeatureError);
         return;
@@ -182,7 +183,7 @@ export function queryTests(engineOf: () => Engine): void {
       expect(await engine.execute(amounts).one()).toEqual({ sum: "16.00", avg: "5.333333333333333333333333333333" });
       const halves = select(Order)
         .columns((q) => ({ avg: q.avg("amount") }))
-        .where({ id: { in: [10, 11] } });
+        .where({ id: op.in([10, 11]) });
       expect(await engine.execute(halves).one()).toEqual({ avg: "26.25" });
     });
 
@@ -199,7 +200,7 @@ export function queryTests(engineOf: () => Engine): void {
       const page = (after?: { createdAt: Date; id: number }) => {
         const query = select(Order).orderBy("createdAt", "desc").orderBy("id", "desc").limit(2);
         return after
-          ? query.where(or({ createdAt: { lt: after.createdAt } }, and({ createdAt: after.createdAt }, { id: { lt: after.id } })))
+          ? query.where(or({ createdAt: op.lt(after.createdAt) }, and({ createdAt: after.createdAt }, { id: op.lt(after.id) })))
           : query;
       };
       const seen: number[] = [];
@@ -240,7 +241,7 @@ export function queryTests(engineOf: () => Engine): void {
       ]);
       const aboveAverage = select(Order)
         .columns({ id: "id" })
-        .where({ total: { gt: scalar(select(Order).columns((q) => ({ avg: q.avg("total") }))) } })
+        .where({ total: op.gt(scalar(select(Order).columns((q) => ({ avg: q.avg("total") })))) })
         .orderBy("id");
       expect(await engine.execute(aboveAverage).scalars()).toEqual([11, 15]);
       const paying = select(Order).columns({ customerId: "customerId" }).where({ status: "paid" });
@@ -248,7 +249,7 @@ export function queryTests(engineOf: () => Engine): void {
         await engine
           .execute(
             select(Customer)
-              .where({ id: { in: paying } })
+              .where({ id: op.in(paying) })
               .orderBy("id"),
           )
           .scalars(),
@@ -257,7 +258,7 @@ export function queryTests(engineOf: () => Engine): void {
         await engine
           .execute(
             select(Customer)
-              .where({ id: { notIn: paying } })
+              .where({ id: op.notIn(paying) })
               .orderBy("id"),
           )
           .scalars(),
