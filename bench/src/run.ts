@@ -9,6 +9,7 @@ import { buildCompile } from "./sections/build-compile.js";
 import { claimScaling } from "./sections/claim-scaling.js";
 import { latencyPostgres } from "./sections/latency-postgres.js";
 import { memory } from "./sections/memory.js";
+import { queryJoin } from "./sections/query-join.js";
 import { queueDrainMysql } from "./sections/queue-drain-mysql.js";
 import { queueDrainPostgres } from "./sections/queue-drain-postgres.js";
 import { queueDrainSqlite } from "./sections/queue-drain-sqlite.js";
@@ -24,6 +25,7 @@ const sections: Record<string, Section> = {
   "claim-scaling": claimScaling,
   "build-compile": buildCompile,
   "sqlite-crud": sqliteCrud,
+  "query-join": queryJoin,
   memory,
 };
 

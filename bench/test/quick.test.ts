@@ -30,7 +30,17 @@ test("pnpm bench --quick runs every section and each produces numbers", async ()
   const report = JSON.parse(readFileSync(out, "utf8")) as Report;
   expect(report.quick).toBe(true);
   expect(report.results.map((r) => r.id).sort()).toEqual(
-    ["build-compile", "claim-scaling", "drain-mysql", "drain-postgres", "drain-sqlite", "latency-postgres", "memory", "sqlite-crud"].sort(),
+    [
+      "build-compile",
+      "claim-scaling",
+      "drain-mysql",
+      "drain-postgres",
+      "drain-sqlite",
+      "latency-postgres",
+      "memory",
+      "query-join",
+      "sqlite-crud",
+    ].sort(),
   );
   expect(stdout).toContain("target:");
   for (const section of report.results) {

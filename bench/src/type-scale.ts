@@ -1,0 +1,140 @@
+/**
+ * The type-checking cost of a large schema: 200 generated models of 12 columns, each queried with a
+ * join, a group by with aggregates, a correlated notExists subquery and a filtered select, written
+ * once per library (tempest, Kysely, Drizzle) and checked by `tsc --extendedDiagnostics` under strict.
+ * Reports each library's "Check time" and tempest's ratio to the others (target ≤ 0.5 of both).
+ *
+ *   pnpm --filter @tempest-db-js/bench exec tsx src/type-scale.ts [--models=200]
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const models = Number(process.argv.find((a) => a.startsWith("--models="))?.slice(9) ?? 200);
+const dir = join(root, ".type-scale");
+const tsc = join(createRequire(join(root, "package.json")).resolve("typescript/package.json"), "..", "bin", "tsc");
+
+const range = Array.from({ length: models }, (_, i) => i);
+const next = (i: number) => (i + 1) % models;
+
+function tempest(): string {
+  const lines = [`import { Model, column, count, notExists, op, ref, select } from "tempest-db-js";`];
+  for (const i of range) {
+    lines.push(`export class M${i} extends Model {
+  static tablename = "t${i}";
+  id = column.integer().primaryKey();
+  parentId = column.integer();
+  name = column.text().notNull();
+  status = column.enum("a", "b", "c").notNull();
+  amount = column.integer().notNull();
+  price = column.numeric(10, 2);
+  createdAt = column.datetime().notNull();
+  updatedAt = column.datetime();
+  flag = column.boolean().notNull();
+  note = column.text();
+  score = column.real();
+  code = column.varchar(20).notNull();
+}`);
+  }
+  for (const i of range) {
+    lines.push(`export const q${i} = [
+  select(M${i}, "a").innerJoin(M${next(i)}, "b", "b.id", "a.parentId").where({ "a.status": "a", "b.amount": op.gt(5) }).orderBy("a.createdAt", "desc").limit(10),
+  select(M${i}).columns((q) => ({ status: "status", n: q.count(), total: q.sum("amount"), last: q.max("createdAt") })).groupBy("status").having({ n: op.gt(1) }),
+  select(M${i}, "a").where(notExists(select(M${next(i)}, "b").where({ "b.parentId": ref(M${i}, "a", "id") }))),
+  select(M${i}, ["id", "name"]).where({ amount: op.gte(1), note: op.isNull() }),
+  select(M${i}).columns({ n: count() }),
+] as const;`);
+  }
+  return lines.join("\n");
+}
+
+function kysely(): string {
+  const lines = [`import { Kysely, SqliteDialect } from "kysely";`, `import type { Generated } from "kysely";`];
+  for (const i of range) {
+    lines.push(
+      `interface T${i} { id: Generated<number>; parent_id: number | null; name: string; status: "a" | "b" | "c"; amount: number; price: string | null; created_at: Date; updated_at: Date | null; flag: boolean; note: string | null; score: number | null; code: string }`,
+    );
+  }
+  lines.push(`interface DB { ${range.map((i) => `t${i}: T${i};`).join(" ")} }`);
+  lines.push(`declare const db: Kysely<DB>;`, `void SqliteDialect;`);
+  for (const i of range) {
+    lines.push(`export const q${i} = [
+  db.selectFrom("t${i} as a").innerJoin("t${next(i)} as b", "b.id", "a.parent_id").selectAll("a").select(["b.name as bname"]).where("a.status", "=", "a").where("b.amount", ">", 5).orderBy("a.created_at", "desc").limit(10),
+  db.selectFrom("t${i}").select((eb) => ["status", eb.fn.countAll<number>().as("n"), eb.fn.sum<number>("amount").as("total"), eb.fn.max("created_at").as("last")]).groupBy("status").having((eb) => eb.fn.countAll(), ">", 1),
+  db.selectFrom("t${i} as a").selectAll().where((eb) => eb.not(eb.exists(eb.selectFrom("t${next(i)} as b").select("b.id").whereRef("b.parent_id", "=", "a.id")))),
+  db.selectFrom("t${i}").select(["id", "name"]).where("amount", ">=", 1).where("note", "is", null),
+  db.selectFrom("t${i}").select((eb) => eb.fn.countAll<number>().as("n")),
+] as const;`);
+  }
+  return lines.join("\n");
+}
+
+function drizzle(): string {
+  const lines = [
+    `import { and, count, desc, eq, gt, gte, isNull, max, notExists, sum } from "drizzle-orm";`,
+    `import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";`,
+    `import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";`,
+    `declare const db: BetterSQLite3Database;`,
+  ];
+  for (const i of range) {
+    lines.push(
+      `export const t${i} = sqliteTable("t${i}", { id: integer("id").primaryKey(), parentId: integer("parent_id"), name: text("name").notNull(), status: text("status", { enum: ["a", "b", "c"] }).notNull(), amount: integer("amount").notNull(), price: text("price"), createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(), updatedAt: integer("updated_at", { mode: "timestamp_ms" }), flag: integer("flag", { mode: "boolean" }).notNull(), note: text("note"), score: real("score"), code: text("code").notNull() });`,
+    );
+  }
+  for (const i of range) {
+    const a = `t${i}`;
+    const b = `t${next(i)}`;
+    lines.push(`export const q${i} = [
+  db.select().from(${a}).innerJoin(${b}, eq(${b}.id, ${a}.parentId)).where(and(eq(${a}.status, "a"), gt(${b}.amount, 5))).orderBy(desc(${a}.createdAt)).limit(10),
+  db.select({ status: ${a}.status, n: count(), total: sum(${a}.amount), last: max(${a}.createdAt) }).from(${a}).groupBy(${a}.status).having(gt(count(), 1)),
+  db.select().from(${a}).where(notExists(db.select({ id: ${b}.id }).from(${b}).where(eq(${b}.parentId, ${a}.id)))),
+  db.select({ id: ${a}.id, name: ${a}.name }).from(${a}).where(and(gte(${a}.amount, 1), isNull(${a}.note))),
+  db.select({ n: count() }).from(${a}),
+] as const;`);
+  }
+  return lines.join("\n");
+}
+
+function checkTime(name: string, source: string): number {
+  const file = join(dir, `${name}.ts`);
+  writeFileSync(file, source);
+  const args = [
+    tsc,
+    "--noEmit",
+    "--extendedDiagnostics",
+    "--strict",
+    "--skipLibCheck",
+    "--target",
+    "es2022",
+    "--module",
+    "nodenext",
+    "--moduleResolution",
+    "nodenext",
+    file,
+  ];
+  const out = execFileSync(process.execPath, args, { cwd: root, encoding: "utf8", maxBuffer: 64 << 20 });
+  const match = /Check time:\s+([\d.]+)s/.exec(out);
+  if (!match) throw new Error(`${name}: no check time in\n${out}`);
+  return Number(match[1]);
+}
+
+mkdirSync(dir, { recursive: true });
+writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
+try {
+  const times = {
+    tempest: checkTime("tempest", tempest()),
+    kysely: checkTime("kysely", kysely()),
+    drizzle: checkTime("drizzle", drizzle()),
+  };
+  console.log(
+    `type-check time, ${models} models x 12 columns x 5 queries (join, group by + aggregates + having, notExists, filtered select, count):`,
+  );
+  for (const [name, seconds] of Object.entries(times)) console.log(`  ${name.padEnd(8)} ${seconds.toFixed(2)} s`);
+  console.log(`  tempest / kysely  ${(times.tempest / times.kysely).toFixed(2)} (target <= 0.5)`);
+  console.log(`  tempest / drizzle ${(times.tempest / times.drizzle).toFixed(2)} (target <= 0.5)`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
