@@ -113,7 +113,8 @@ export function aggregateResult(fn: AggregateFunction, column: ColumnMeta | unde
         throw new ValidationError(`${where}: ${fn}(${column.table}.${column.field}) needs a number column, not ${column.kind}`);
       }
       if (column.kind === "numeric") return resultColumn(column, key, "numeric", false, fn === "avg" ? "trimDecimal" : undefined);
-      if (fn === "avg") return resultColumn(column, key, "numeric", false, "number");
+      // AVG of integers and reals is computed in double precision on every database (see compiler-base).
+      if (fn === "avg") return resultColumn(column, key, "real", false, "number");
       return column.kind === "real"
         ? resultColumn(column, key, "real", false, "number")
         : resultColumn(column, key, "bigint", false, "safeNumber");
