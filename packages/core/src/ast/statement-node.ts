@@ -11,7 +11,7 @@ export interface OrderByItem {
   /** A sort key that is not a plain column: a source's column, an aggregate, a projection key. */
   readonly value: ValueNode | undefined;
   readonly direction: "asc" | "desc";
-  /** Explicit NULLS FIRST / LAST; undefined: the database's default. */
+  /** Explicit NULLS FIRST / LAST; undefined: NULL sorts as the largest value (docs/dialects.md). */
   readonly nulls: "first" | "last" | undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { NestedGroup, RowNesting } from "../ast/query-node.js";
+import type { NestedGroup, QueryParts, RowNesting } from "../ast/query-node.js";
 import type { SelectNode, StatementNode } from "../ast/statement-node.js";
 import type { PlaceholderNode, ValueNode } from "../ast/value-node.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
@@ -51,13 +51,7 @@ export function nestingOf(node: SelectNode): RowNesting | undefined {
   let nesting = nestings.get(node.columns);
   if (nesting) return nesting;
   const groups: NestedGroup[] = [];
-  const nullable = new Set<string>();
-  const seen = [parts.root.alias];
-  for (const join of parts.joins) {
-    if (join.join === "right" || join.join === "full") for (const alias of seen) nullable.add(alias);
-    if (join.join === "left" || join.join === "full") nullable.add(join.source.alias);
-    seen.push(join.source.alias);
-  }
+  const nullable = outerJoinedAliases(parts);
   let start = 0;
   for (const source of [parts.root, ...parts.joins.map((j) => j.source)]) {
     const end = start + source.columns.length;
@@ -90,4 +84,16 @@ export function resultColumns(node: StatementNode): readonly ColumnMeta[] | unde
     default:
       return undefined;
   }
+}
+
+/** The aliases of a query's sources that an outer join can fill with NULLs. */
+export function outerJoinedAliases(parts: QueryParts): ReadonlySet<string> {
+  const nullable = new Set<string>();
+  const seen: string[] = parts.root ? [parts.root.alias] : [];
+  for (const join of parts.joins) {
+    if (join.join === "right" || join.join === "full") for (const alias of seen) nullable.add(alias);
+    if (join.join === "left" || join.join === "full") nullable.add(join.source.alias);
+    seen.push(join.source.alias);
+  }
+  return nullable;
 }

@@ -16,7 +16,7 @@ import type { ColumnMeta } from "../schema/column-meta.js";
 import { textProblem } from "./check-text.js";
 import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiled-query.js";
-import { nestingOf, newContext, resultColumns, tableOf } from "./compiled-query.js";
+import { nestingOf, newContext, outerJoinedAliases, resultColumns, tableOf } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
 import { DdlCompiler } from "./ddl-compiler.js";
 import { ValuesTexts } from "./values-texts.js";
@@ -223,19 +223,36 @@ export abstract class SqlCompiler extends DdlCompiler {
     return ` ${keyword} ${this.quoteName(join.source.table.name)} AS ${this.quoteName(join.source.alias)} ON ${this.condition(join.on, ctx, true)}`;
   }
 
-  /** ORDER BY keys: columns, or the projection's keys written as their expressions; NULLS FIRST/LAST as asked. */
+  /**
+   * ORDER BY keys: columns, or the projection's keys written as their expressions. A column sorts by
+   * the same rule as on a plain select (enum in declaration order, NULL as the largest value) unless
+   * NULLS FIRST/LAST is asked; a column of an outer-joined source counts as nullable.
+   */
   protected orderItems(items: SelectNode["orderBy"], parts: QueryParts, ctx: CompileContext): string {
     let sql = "";
+    let outer: ReadonlySet<string> | undefined;
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as SelectNode["orderBy"][number];
+      const value = item.value;
+      const column = item.column ?? (value?.kind === "sourceColumn" ? value.column : undefined);
       let key: string;
       if (item.column) key = this.column(item.column, ctx);
       else {
-        const value = item.value as ValueNode;
-        const output = value.kind === "outputColumn" ? parts.selections?.find((s) => s.key === value.key) : undefined;
-        key = this.value(output ? output.value : value, ctx);
+        const v = value as ValueNode;
+        const output = v.kind === "outputColumn" ? parts.selections?.find((s) => s.key === v.key) : undefined;
+        key = this.value(output ? output.value : v, ctx);
       }
-      sql += (i === 0 ? "" : ", ") + this.orderKey(key, item.direction, item.nulls);
+      let itemSql: string;
+      if (column === undefined) itemSql = this.orderKey(key, item.direction, item.nulls);
+      else {
+        const sorted = column.kind === "enum" ? this.enumOrderSql(column, key) : key;
+        outer ??= outerJoinedAliases(parts);
+        // A source's column carries the source's alias as its table.
+        const nullable = (!column.notNull && !column.primaryKey) || outer.has(column.table);
+        if (item.nulls !== undefined) itemSql = this.orderKey(sorted, item.direction, item.nulls);
+        else itemSql = nullable ? this.nullsLargestSql(sorted, item.direction) : `${sorted} ${item.direction === "asc" ? "ASC" : "DESC"}`;
+      }
+      sql += (i === 0 ? "" : ", ") + itemSql;
     }
     return sql;
   }

@@ -196,6 +196,19 @@ export function queryTests(engineOf: () => Engine): void {
       expect(await engine.execute(last).scalars()).toEqual([11, 15, 10, 12, 13, 14]);
     });
 
+    it("a join sorts like a plain select: NULL as the largest value, an outer-joined column nullable", async () => {
+      const byName = (direction: "asc" | "desc") =>
+        select(Order, "o")
+          .leftJoin(Customer, "c", "c.id", "o.customerId")
+          .columns({ id: "o.id" })
+          .where({ "o.id": op.in([12, 13, 14]) })
+          .orderBy("c.name", direction);
+      expect(await engine.execute(byName("asc")).scalars()).toEqual([12, 13, 14]);
+      expect(await engine.execute(byName("desc")).scalars()).toEqual([14, 13, 12]);
+      const shipped = select(Order, "o").columns({ id: "o.id" }).orderBy("o.shippedAt").orderBy("o.id");
+      expect(await engine.execute(shipped).scalars()).toEqual([15, 11, 10, 12, 13, 14]);
+    });
+
     it("keyset pagination on (createdAt, id)", async () => {
       const page = (after?: { createdAt: Date; id: number }) => {
         const query = select(Order).orderBy("createdAt", "desc").orderBy("id", "desc").limit(2);
