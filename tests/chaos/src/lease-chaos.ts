@@ -119,7 +119,10 @@ export async function runLeaseChaos(options: LeaseChaosOptions): Promise<LeaseCh
       if (crashed) throw new Error(`lease chaos on ${target.label}: worker ${crashed.id} exited with ${crashed.child.exitCode} on its own`);
       await new Promise((resolve) => setTimeout(resolve, options.killEveryMs * (0.5 + Math.random())));
       if (now() < killUntil) {
-        const victim = alive[Math.floor(Math.random() * alive.length)] as Life;
+        // Prefer a worker with a delivery in flight, so the quick run's few kills land mid-delivery.
+        const busy = alive.filter(deliveringNow);
+        const pool = busy.length > 0 ? busy : alive;
+        const victim = pool[Math.floor(Math.random() * pool.length)] as Life;
         victim.child.kill("SIGKILL");
         victim.killedAt = now();
         kills++;
@@ -232,4 +235,16 @@ export async function runLeaseChaos(options: LeaseChaosOptions): Promise<LeaseCh
     await engine.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** True when the worker's journal has a delivery started and not yet ended. */
+function deliveringNow(life: { readonly journal: string }): boolean {
+  if (!existsSync(life.journal)) return false;
+  const text = readFileSync(life.journal, "utf8");
+  let open = 0;
+  for (const line of text.split("\n")) {
+    if (line.includes('"t":"start"')) open++;
+    else if (line.includes('"t":"end"')) open--;
+  }
+  return open > 0;
 }
