@@ -80,6 +80,7 @@ export type { ValueCodec } from "./codec/value-codec.js";
 export { passThroughCodec } from "./codec/value-codec.js";
 export type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiler/compiled-query.js";
 export { formatLiteral } from "./compiler/format-literal.js";
+export { jsonArrayText, LONG_LIST } from "./compiler/json-list.js";
 export type { BeginOptions } from "./compiler/sql-compiler.js";
 export { exhaustive, SqlCompiler } from "./compiler/sql-compiler.js";
 export type { DialectCapabilities } from "./dialect/capabilities.js";

@@ -14,8 +14,7 @@ import type {
   TableMeta,
   UpdateNode,
 } from "tempest-db-js";
-import { formatLiteral, SqlCompiler, UnsupportedFeatureError, ValidationError } from "tempest-db-js";
-import { jsonArrayText, LONG_LIST } from "./json-list.js";
+import { formatLiteral, jsonArrayText, LONG_LIST, SqlCompiler, UnsupportedFeatureError, ValidationError } from "tempest-db-js";
 import type { MysqlCapabilities } from "./mysql-capabilities.js";
 import { asMysqlCapabilities } from "./mysql-capabilities.js";
 import { mysqlCodec } from "./mysql-codec.js";

@@ -1,6 +1,5 @@
 import type { BeginOptions, ColumnMeta, CompileContext, DialectCapabilities, InListNode, LockClause, ParamNode } from "tempest-db-js";
-import { SqlCompiler } from "tempest-db-js";
-import { jsonArrayText, LONG_LIST } from "./json-list.js";
+import { jsonArrayText, LONG_LIST, SqlCompiler } from "tempest-db-js";
 import { sqliteCodec } from "./sqlite-codec.js";
 
 /** The text `Date.toISOString()` writes, so stored and database-made times compare as text. */
