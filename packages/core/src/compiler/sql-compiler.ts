@@ -1,24 +1,13 @@
-import type { ConditionNode } from "../ast/condition-node.js";
-import type { JoinNode, QueryParts, SelectionNode } from "../ast/query-node.js";
-import type {
-  Assignment,
-  ConflictClause,
-  DeleteNode,
-  InsertNode,
-  LockClause,
-  SelectNode,
-  StatementNode,
-  UpdateNode,
-} from "../ast/statement-node.js";
+import type { Assignment, ConflictClause, DeleteNode, InsertNode, StatementNode, UpdateNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import { textProblem } from "./check-text.js";
 import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiled-query.js";
-import { nestingOf, newContext, outerJoinedAliases, resultColumns, tableOf } from "./compiled-query.js";
+import { nestingOf, newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
-import { DdlCompiler } from "./ddl-compiler.js";
+import { SelectCompiler } from "./select-compiler.js";
 import { ValuesTexts } from "./values-texts.js";
 
 export { exhaustive } from "./compiler-base.js";
@@ -36,14 +25,10 @@ export interface BeginOptions {
  * A dialect subclasses it and overrides only what differs; where the AST asks for something the
  * capability table lacks, compilation throws UnsupportedFeatureError and nothing reaches the server.
  */
-export abstract class SqlCompiler extends DdlCompiler {
+export abstract class SqlCompiler extends SelectCompiler {
   readonly #compiled = new CompiledCache();
   /** Texts of all-parameter INSERTs, per shape (see valuesRows). */
   readonly #valuesTexts = new ValuesTexts();
-  /** Column lists (SELECT, RETURNING, INSERT) per frozen column array. */
-  readonly #columnLists = new WeakMap<readonly ColumnMeta[], string>();
-  /** Qualified column lists of named sources, per frozen column array. */
-  readonly #qualifiedLists = new WeakMap<readonly ColumnMeta[], string>();
   /** The placeholder hook for ValuesTexts, made once. */
   readonly #placeholder = (index: number): string => this.placeholder(index);
 
@@ -144,127 +129,6 @@ export abstract class SqlCompiler extends DdlCompiler {
   }
 
   // ---- statements -------------------------------------------------------------------------
-  protected select(node: SelectNode, ctx: CompileContext): string {
-    if (node.parts !== undefined) return this.composedSelect(node, node.parts, ctx);
-    let sql = `SELECT ${this.columnList(node.columns)} FROM ${this.quoteName(node.table.name)}`;
-    sql += this.whereClause(node.where, ctx);
-    if (node.orderBy.length > 0) {
-      sql += " ORDER BY ";
-      for (let i = 0; i < node.orderBy.length; i++) {
-        const o = node.orderBy[i] as (typeof node.orderBy)[number];
-        sql += `${i === 0 ? "" : ", "}${this.orderItem(o.column as ColumnMeta, o.direction)}`;
-      }
-    }
-    sql += this.limitOffset(node.limit, node.offset);
-    if (node.lock) sql += ` ${this.lockClause(node.lock)}`;
-    return sql;
-  }
-
-  /**
-   * A select with aliases, joins, a computed projection, DISTINCT, GROUP BY or HAVING. Columns are
-   * qualified by their source's alias whenever the query names its sources.
-   */
-  protected composedSelect(node: SelectNode, parts: QueryParts, ctx: CompileContext): string {
-    const qualify = parts.root !== undefined || parts.joins.length > 0;
-    const inner: CompileContext = qualify === ctx.qualify ? ctx : { ...ctx, qualify };
-    let sql = parts.distinct ? "SELECT DISTINCT " : "SELECT ";
-    sql += parts.selections ? this.selectionList(parts.selections, inner) : this.qualifiedColumnList(node.columns, inner);
-    sql += ` FROM ${this.quoteName(node.table.name)}`;
-    if (parts.root) sql += ` AS ${this.quoteName(parts.root.alias)}`;
-    for (const join of parts.joins) sql += this.joinClause(join, inner);
-    sql += this.whereClause(node.where, inner);
-    if (parts.groupBy.length > 0) sql += ` GROUP BY ${this.valueList(parts.groupBy, inner)}`;
-    if (parts.having) {
-      const outputs = new Map((parts.selections ?? []).map((s) => [s.result, s.value] as const));
-      sql += ` HAVING ${this.condition(parts.having, { ...inner, outputs }, true)}`;
-    }
-    if (node.orderBy.length > 0) sql += ` ORDER BY ${this.orderItems(node.orderBy, parts, inner)}`;
-    sql += this.limitOffset(node.limit, node.offset);
-    if (node.lock) sql += ` ${this.lockClause(node.lock)}`;
-    return sql;
-  }
-
-  /** A typed raw query: its declared columns, by name, in declared order, from the statement as a derived table. */
-  protected typedRaw(columns: readonly ColumnMeta[], sql: string): string {
-    return `SELECT ${this.columnList(columns)} FROM (${sql}) AS ${this.quoteIdentifier("tempest_typed")}`;
-  }
-
-  protected selectionList(selections: readonly SelectionNode[], ctx: CompileContext): string {
-    let sql = "";
-    for (let i = 0; i < selections.length; i++) {
-      const s = selections[i] as SelectionNode;
-      sql += `${i === 0 ? "" : ", "}${this.value(s.value, ctx)} AS ${this.quoteIdentifier(s.key)}`;
-    }
-    return sql;
-  }
-
-  protected qualifiedColumnList(columns: readonly ColumnMeta[], ctx: CompileContext): string {
-    if (!ctx.qualify) return this.columnList(columns);
-    let list = this.#qualifiedLists.get(columns);
-    if (list === undefined) {
-      list = columns.map((c) => this.sourceColumn(c)).join(", ");
-      if (Object.isFrozen(columns)) this.#qualifiedLists.set(columns, list);
-    }
-    return list;
-  }
-
-  protected joinClause(join: JoinNode, ctx: CompileContext): string {
-    const caps = this.capabilities;
-    if (join.join === "right" && !caps.rightJoin) {
-      this.unsupported("RIGHT JOIN", "Write it as a LEFT JOIN with the two sources swapped (select from the other model first).");
-    }
-    if (join.join === "full" && !caps.fullJoin) {
-      this.unsupported(
-        "FULL JOIN",
-        "Run a LEFT JOIN, then the rows of the other side that match nothing (notExists), and combine them in the application.",
-      );
-    }
-    const keyword = JOIN_KEYWORDS[join.join];
-    return ` ${keyword} ${this.quoteName(join.source.table.name)} AS ${this.quoteName(join.source.alias)} ON ${this.condition(join.on, ctx, true)}`;
-  }
-
-  /**
-   * ORDER BY keys: columns, or the projection's keys written as their expressions. A column sorts by
-   * the same rule as on a plain select (enum in declaration order, NULL as the largest value) unless
-   * NULLS FIRST/LAST is asked; a column of an outer-joined source counts as nullable.
-   */
-  protected orderItems(items: SelectNode["orderBy"], parts: QueryParts, ctx: CompileContext): string {
-    let sql = "";
-    let outer: ReadonlySet<string> | undefined;
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i] as SelectNode["orderBy"][number];
-      const value = item.value;
-      const column = item.column ?? (value?.kind === "sourceColumn" ? value.column : undefined);
-      let key: string;
-      if (item.column) key = this.column(item.column, ctx);
-      else {
-        const v = value as ValueNode;
-        const output = v.kind === "outputColumn" ? parts.selections?.find((s) => s.key === v.key) : undefined;
-        key = this.value(output ? output.value : v, ctx);
-      }
-      let itemSql: string;
-      if (column === undefined) itemSql = this.orderKey(key, item.direction, item.nulls);
-      else {
-        const sorted = column.kind === "enum" ? this.enumOrderSql(column, key) : key;
-        outer ??= outerJoinedAliases(parts);
-        // A source's column carries the source's alias as its table.
-        const nullable = (!column.notNull && !column.primaryKey) || outer.has(column.table);
-        if (item.nulls !== undefined) itemSql = this.orderKey(sorted, item.direction, item.nulls);
-        else itemSql = nullable ? this.nullsLargestSql(sorted, item.direction) : `${sorted} ${item.direction === "asc" ? "ASC" : "DESC"}`;
-      }
-      sql += (i === 0 ? "" : ", ") + itemSql;
-    }
-    return sql;
-  }
-
-  /** One sort key. Without NULLS FIRST/LAST in the dialect, an `IS NULL` key before it puts the NULLs where asked. */
-  protected orderKey(key: string, direction: "asc" | "desc", nulls: "first" | "last" | undefined): string {
-    const sorted = `${key} ${direction === "asc" ? "ASC" : "DESC"}`;
-    if (nulls === undefined) return sorted;
-    if (this.capabilities.nullsOrder) return `${sorted} NULLS ${nulls === "first" ? "FIRST" : "LAST"}`;
-    return `(${key} IS NULL) ${nulls === "first" ? "DESC" : "ASC"}, ${sorted}`;
-  }
-
   protected insert(node: InsertNode, ctx: CompileContext): string {
     let sql = `${this.insertKeyword(node)} ${this.quoteName(node.table.name)}`;
     if (node.columns.length === 0) {
@@ -292,15 +156,6 @@ export abstract class SqlCompiler extends DdlCompiler {
   }
 
   // ---- clauses ----------------------------------------------------------------------------
-  protected columnList(columns: readonly ColumnMeta[]): string {
-    let list = this.#columnLists.get(columns);
-    if (list === undefined) {
-      list = columns.map((c) => this.quoteName(c.name)).join(", ");
-      if (Object.isFrozen(columns)) this.#columnLists.set(columns, list);
-    }
-    return list;
-  }
-
   protected assignments(set: readonly Assignment[], ctx: CompileContext): string {
     // A loop rather than map/join: no array per statement.
     let sql = "";
@@ -311,67 +166,12 @@ export abstract class SqlCompiler extends DdlCompiler {
     return sql;
   }
 
-  protected whereClause(where: ConditionNode | undefined, ctx: CompileContext): string {
-    return where ? ` WHERE ${this.condition(where, ctx, true)}` : "";
-  }
-
-  /**
-   * One ORDER BY item. Every dialect sorts the same way (docs/dialects.md, "One statement, one answer"):
-   * an enum by its declaration order, and NULL after every value ascending (before them descending).
-   * The pinning SQL is written only for columns that need it: a NOT NULL, non-enum column stays a bare
-   * column, so an index on it still serves the order.
-   */
-  protected orderItem(column: ColumnMeta, direction: "asc" | "desc"): string {
-    const name = this.quoteName(column.name);
-    const sorted = column.kind === "enum" ? this.enumOrderSql(column, name) : name;
-    const nullable = !column.notNull && !column.primaryKey;
-    return nullable ? this.nullsLargestSql(sorted, direction) : `${sorted} ${direction === "asc" ? "ASC" : "DESC"}`;
-  }
-
-  /** An enum column as a sort key in declaration order (a dialect whose enum type already sorts so returns `name`). */
-  protected enumOrderSql(column: ColumnMeta, name: string): string {
-    const values = column.enumValues ?? [];
-    let sql = `CASE ${name}`;
-    for (let i = 0; i < values.length; i++) sql += ` WHEN ${this.literal(values[i], undefined)} THEN ${i}`;
-    return `${sql} END`;
-  }
-
-  /** `key` ordered with NULL as the largest value: PostgreSQL's own default, standard `NULLS LAST`/`NULLS FIRST` elsewhere. */
-  protected nullsLargestSql(key: string, direction: "asc" | "desc"): string {
-    return direction === "asc" ? `${key} ASC NULLS LAST` : `${key} DESC NULLS FIRST`;
-  }
-
-  protected limitOffset(limit: number | undefined, offset: number | undefined): string {
-    return (limit === undefined ? "" : ` LIMIT ${limit}`) + (offset === undefined ? "" : ` OFFSET ${offset}`);
-  }
-
   protected insertKeyword(_node: InsertNode): string {
     return "INSERT INTO";
   }
 
   protected defaultValuesSql(): string {
     return "DEFAULT VALUES";
-  }
-
-  protected lockClause(lock: LockClause): string {
-    const caps = this.capabilities;
-    const txHint = "Claim inside transaction() instead: on this dialect the write transaction is exclusive.";
-    if (lock.strength === "update" && !caps.rowLocks) this.unsupported("row locks (forUpdate)", txHint);
-    if (lock.strength === "share" && !caps.shareLocks) this.unsupported("shared row locks (forShare)", txHint);
-    if (lock.wait === "skipLocked" && !caps.skipLocked)
-      this.unsupported("SKIP LOCKED", "Upgrade the server (MySQL 8, MariaDB 10.6+) or claim one row at a time.");
-    if (lock.wait === "noWait" && !caps.noWait) this.unsupported("NOWAIT", "Upgrade the server or use a lock timeout.");
-    if (lock.of.length > 0 && !caps.lockOf)
-      this.unsupported("FOR UPDATE OF", "Drop { of }: on a single-table query every selected row is locked anyway.");
-    let sql = this.lockStrengthSql(lock.strength);
-    if (lock.of.length > 0) sql += ` OF ${lock.of.map((t) => this.quoteName(t)).join(", ")}`;
-    if (lock.wait === "skipLocked") sql += " SKIP LOCKED";
-    if (lock.wait === "noWait") sql += " NOWAIT";
-    return sql;
-  }
-
-  protected lockStrengthSql(strength: LockClause["strength"]): string {
-    return strength === "update" ? "FOR UPDATE" : "FOR SHARE";
   }
 
   protected returningClause(columns: readonly ColumnMeta[] | undefined, statement: "insert" | "update" | "delete"): string {
@@ -480,10 +280,3 @@ function appendAll(target: unknown[], items: readonly unknown[]): void {
   if (items.length <= SPREAD) target.push(...items);
   else for (let i = 0; i < items.length; i += SPREAD) target.push(...items.slice(i, i + SPREAD));
 }
-
-const JOIN_KEYWORDS: Readonly<Record<JoinNode["join"], string>> = {
-  inner: "INNER JOIN",
-  left: "LEFT JOIN",
-  right: "RIGHT JOIN",
-  full: "FULL JOIN",
-};
