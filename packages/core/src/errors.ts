@@ -32,7 +32,7 @@ export class TempestError extends Error {
 
 /** Bad input found while a query is built, before any SQL exists. Nothing was sent. */
 export class ValidationError extends TempestError {
-  static override readonly code = "VALIDATION_ERROR";
+  static override readonly code: string = "VALIDATION_ERROR";
 }
 
 /** The dialect cannot express what the query asks for. Thrown while compiling; nothing was sent. */
@@ -180,7 +180,7 @@ export class CommitOutcomeUnknownError extends ConnectionError {
  * issued after that failure, which is not sent. `cause` is the statement's own error.
  */
 export class TransactionFailedError extends TempestError {
-  static override readonly code = "TRANSACTION_FAILED";
+  static override readonly code: string = "TRANSACTION_FAILED";
   /** The error of the statement that failed the transaction. */
   declare readonly cause: unknown;
 
@@ -197,6 +197,42 @@ export class TransactionFailedError extends TempestError {
 /** A statement was issued on a transaction handle after its callback had returned; nothing was sent. */
 export class TransactionFinishedError extends TempestError {
   static override readonly code = "TRANSACTION_FINISHED";
+}
+
+/**
+ * A statement was issued on a connection while a stream was still reading rows on it, where the driver
+ * reads one result set at a time (SQLite, MySQL): nothing was sent. `streamSql` is the open stream's
+ * statement. Finish the stream (or break out of it) first, or run the statement elsewhere.
+ */
+export class StreamOpenError extends ValidationError {
+  static override readonly code = "STREAM_OPEN";
+  readonly streamSql: string;
+
+  constructor(dialect: string, streamSql: string) {
+    super(
+      `${dialect}: a stream is still reading rows on this connection (${streamSql}), and ${dialect} reads one result set at a time: this statement was not sent. Finish the stream or break out of it first, or run the statement on another connection.`,
+    );
+    this.streamSql = streamSql;
+  }
+}
+
+/**
+ * A stream on this transaction was left before its last row, and the driver could stop it only by
+ * closing the connection (mysql2 cannot leave a result set half-read): the server rolled the
+ * transaction back. Statements issued on it afterwards are refused with this error, and the
+ * transaction rejects with it. Read streams to the end inside a transaction, or stream outside one.
+ */
+export class StreamEndedTransactionError extends TransactionFailedError {
+  static override readonly code = "STREAM_ENDED_TRANSACTION";
+  readonly streamSql: string;
+
+  constructor(dialect: string, streamSql: string) {
+    super(
+      `${dialect}: a stream on this transaction was left before its last row (break, return or throw in the loop), and ${dialect}'s driver can stop a result set only by closing its connection: the transaction was rolled back by the server, and nothing issued on it from now on is sent.\n  stream: ${streamSql}`,
+      undefined,
+    );
+    this.streamSql = streamSql;
+  }
 }
 
 /** The user or password was refused, or the role does not exist. Not retryable: fix the configuration. */

@@ -87,7 +87,15 @@ export type { DialectCapabilities } from "./dialect/capabilities.js";
 export { defineCapabilities, safeCapabilities } from "./dialect/capabilities.js";
 export type { ClassifiedError, Dialect } from "./dialect/dialect.js";
 export { DIALECT_CONTRACT_MIN_VERSION, DIALECT_CONTRACT_VERSION } from "./dialect/dialect.js";
-export type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "./dialect/driver.js";
+export type {
+  Driver,
+  DriverConfig,
+  DriverConnection,
+  DriverQuery,
+  DriverResult,
+  DriverRowStream,
+  DriverStreamOptions,
+} from "./dialect/driver.js";
 export { redactUrl, registerDialect } from "./dialect/registry.js";
 export type { EngineOptions } from "./engine/engine.js";
 export { createEngine, Engine } from "./engine/engine.js";
@@ -96,6 +104,8 @@ export type { QueryEvent } from "./engine/query-event.js";
 export type { ExecutedQuery } from "./engine/query-result.js";
 export { QueryResult } from "./engine/query-result.js";
 export type { OperatorsMode } from "./engine/refuse-plain-operators.js";
+export type { StreamOptions } from "./engine/row-stream.js";
+export { RowStream } from "./engine/row-stream.js";
 export { Session } from "./engine/session.js";
 export { Transaction } from "./engine/transaction.js";
 export * from "./errors.js";

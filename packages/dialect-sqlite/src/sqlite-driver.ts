@@ -1,7 +1,16 @@
 import Database from "better-sqlite3";
-import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
-import { ValidationError } from "tempest-db-js";
+import type {
+  Driver,
+  DriverConfig,
+  DriverConnection,
+  DriverQuery,
+  DriverResult,
+  DriverRowStream,
+  DriverStreamOptions,
+} from "tempest-db-js";
+import { StreamOpenError, ValidationError } from "tempest-db-js";
 import { classifySqliteError } from "./classify-sqlite-error.js";
+import { sqliteRowStream } from "./sqlite-stream.js";
 import type { SqliteTarget } from "./sqlite-url.js";
 import { parseSqliteUrl } from "./sqlite-url.js";
 
@@ -50,11 +59,22 @@ class FifoMutex {
 class SqliteConnection implements DriverConnection {
   readonly #run: (query: DriverQuery) => DriverResult;
   readonly #release: (broken: boolean) => void;
+  readonly #stream: (query: DriverQuery, options: DriverStreamOptions) => DriverRowStream;
   #released = false;
 
-  constructor(run: (query: DriverQuery) => DriverResult, release: (broken: boolean) => void) {
+  constructor(
+    run: (query: DriverQuery) => DriverResult,
+    release: (broken: boolean) => void,
+    stream: (query: DriverQuery, options: DriverStreamOptions) => DriverRowStream,
+  ) {
     this.#run = run;
     this.#release = release;
+    this.#stream = stream;
+  }
+
+  stream(query: DriverQuery, options: DriverStreamOptions): DriverRowStream {
+    if (this.#released) throw new Error("This SQLite connection was already released");
+    return this.#stream(query, options);
   }
 
   /** better-sqlite3 runs synchronously: the result is wrapped as it is, without an async frame. */
@@ -100,6 +120,12 @@ export class SqliteDriver implements Driver {
   #lastSql: string | undefined;
   /** Handed to every connection, made once rather than per acquire. */
   readonly #runQuery = (query: DriverQuery) => this.#run(query);
+  readonly #streamQuery = (query: DriverQuery, options: DriverStreamOptions) => this.#stream(query, options);
+  /**
+   * The statement of the stream reading on the connection, if one is: better-sqlite3 runs nothing else
+   * on a connection while an iterate() is open ("This database connection is busy").
+   */
+  #streaming: { readonly sql: string; readonly inTransaction: boolean } | undefined;
   readonly #releaseConnection = (broken: boolean) => {
     if (broken) this.#discard();
     this.#mutex.unlock();
@@ -121,6 +147,9 @@ export class SqliteDriver implements Driver {
 
   acquire(): Promise<DriverConnection> {
     if (this.#closing) return Promise.reject(new Error("The SQLite database is closed"));
+    // A stream outside a transaction holds the one connection until its loop ends: waiting for it
+    // from inside that loop would never end, so the statement is refused instead.
+    if (this.#streaming?.inTransaction === false) return Promise.reject(this.#busy());
     // Uncontended (the usual case): no promise to wait on before handing the connection out.
     if (this.#mutex.tryLock()) return this.#lend();
     return this.#mutex.lock().then(() => this.#lend());
@@ -134,7 +163,7 @@ export class SqliteDriver implements Driver {
       this.#mutex.unlock();
       return Promise.reject(error);
     }
-    return Promise.resolve(new SqliteConnection(this.#runQuery, this.#releaseConnection));
+    return Promise.resolve(new SqliteConnection(this.#runQuery, this.#releaseConnection, this.#streamQuery));
   }
 
   /**
@@ -142,6 +171,7 @@ export class SqliteDriver implements Driver {
    * without lending it. A connection-level failure discards the database like `release(true)`.
    */
   runNow(query: DriverQuery): DriverResult | undefined {
+    if (this.#streaming?.inTransaction === false) throw this.#busy();
     if (this.#closing || !this.#mutex.tryLock()) return undefined;
     try {
       this.#open();
@@ -198,6 +228,7 @@ export class SqliteDriver implements Driver {
    * would lose its contents that way, so it is only rolled back.
    */
   #discard(): void {
+    this.#streaming = undefined;
     const db = this.#db;
     if (!db) return;
     if (this.target.memory) {
@@ -220,7 +251,41 @@ export class SqliteDriver implements Driver {
     }
   }
 
+  #busy(): StreamOpenError {
+    return new StreamOpenError("SQLite", this.#streaming?.sql ?? "");
+  }
+
+  /** A stream on the lent connection; its statement starts on the first batch (see sqliteRowStream). */
+  #stream(query: DriverQuery, options: DriverStreamOptions): DriverRowStream {
+    const start = (): Iterator<unknown> => {
+      if (this.#streaming) throw this.#busy();
+      const db = this.#open();
+      const statement = this.#prepare(db, query.sql);
+      if (!statement) throw new RangeError("SQLite streams one statement at a time: stream() takes a single select");
+      const safe = query.wantsBigInt === true;
+      const raw = query.rowMode === "array" && statement.reader;
+      const modes = statement as Statement & { [MODES]?: number };
+      const mode = (safe ? 1 : 0) | (raw ? 2 : 0);
+      if (modes[MODES] !== mode) {
+        statement.safeIntegers(safe);
+        if (statement.reader) statement.raw(raw);
+        modes[MODES] = mode;
+      }
+      const rows = statement.iterate(query.params as unknown[]);
+      this.#streaming = { sql: query.sql, inTransaction: options.inTransaction };
+      return rows;
+    };
+    return sqliteRowStream(
+      start,
+      () => {
+        this.#streaming = undefined;
+      },
+      options.batchSize,
+    );
+  }
+
   #run(query: DriverQuery): DriverResult {
+    if (this.#streaming) throw this.#busy();
     const db = this.#open();
     const statement = this.#prepare(db, query.sql);
     if (!statement) return this.#script(db, query);

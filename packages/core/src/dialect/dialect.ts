@@ -8,8 +8,10 @@ import type { Driver, DriverConfig, DriverConnection } from "./driver.js";
  * The version of this contract. A dialect states the one it was written for; core takes dialects
  * written for versions from DIALECT_CONTRACT_MIN_VERSION up to this one.
  * 2: `codec` (the value codec, split out of the compiler); the compiler's internals are protected.
+ * 3: the optional `DriverConnection.stream` (engine.stream); a dialect written for 2 still works, and
+ *    its streams are refused with UnsupportedFeatureError.
  */
-export const DIALECT_CONTRACT_VERSION = 2;
+export const DIALECT_CONTRACT_VERSION = 3;
 /** The oldest contract this core still serves. */
 export const DIALECT_CONTRACT_MIN_VERSION = 2;
 

@@ -18,9 +18,39 @@ export interface DriverResult {
   readonly command?: string | undefined;
 }
 
+/** How core asks a connection for a stream (see DriverConnection.stream). */
+export interface DriverStreamOptions {
+  /** Rows per batch: the most a driver holds in memory for one stream, give or take its socket buffers. */
+  readonly batchSize: number;
+  /** The connection is inside a transaction core opened (a driver that needs one for a cursor opens its own otherwise). */
+  readonly inTransaction: boolean;
+}
+
+/**
+ * The rows of one statement, read a batch at a time on the connection that opened it. Core calls
+ * next() only after the previous call settled, and close() exactly once: after the last batch, after
+ * a failed next(), or when the consumer stops early.
+ */
+export interface DriverRowStream {
+  /** The next batch (at most batchSize rows, in the query's rowMode); undefined once every row was read. */
+  next(): Promise<readonly unknown[] | undefined>;
+  /**
+   * Ends the stream and frees what it holds on the server. Resolves to `lost` when the driver had to
+   * close the connection to stop it (mysql2 cannot leave a result set half-read): whatever the
+   * connection held, an open transaction included, is gone.
+   */
+  close(): Promise<"closed" | "lost">;
+}
+
 /** One connection, exclusively held until released. */
 export interface DriverConnection {
   query(query: DriverQuery): Promise<DriverResult>;
+  /**
+   * Streams a select's rows with bounded memory (contract 3; optional: without it, stream() throws
+   * UnsupportedFeatureError). While the stream is open the driver may refuse other statements on the
+   * connection with a StreamOpenError (SQLite, mysql2: one result set at a time).
+   */
+  stream?(query: DriverQuery, options: DriverStreamOptions): DriverRowStream;
   /**
    * Cancel the statement running on this connection, from outside it (PostgreSQL pg_cancel_backend,
    * MySQL KILL QUERY); the statement then fails. Used when a transaction times out mid-statement.

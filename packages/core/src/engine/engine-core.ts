@@ -5,7 +5,7 @@ import type { Dialect } from "../dialect/dialect.js";
 import type { Driver, DriverConnection, DriverQuery, DriverResult } from "../dialect/driver.js";
 import { redactUrl } from "../dialect/registry.js";
 import type { QueryError } from "../errors.js";
-import { queryErrorClass } from "../errors.js";
+import { queryErrorClass, StreamOpenError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { QueryEvent } from "./query-event.js";
 import type { ExecutedQuery } from "./query-result.js";
@@ -127,12 +127,12 @@ export class EngineCore {
     try {
       pending = this.driver.acquire();
     } catch (error) {
-      return Promise.reject(this.wrapError(error, CONNECT));
+      return Promise.reject(this.typedError(error, CONNECT));
     }
     const limit = this.settings.acquireTimeoutMs;
     if (limit === 0) {
       return pending.catch((error: unknown) => {
-        throw this.wrapError(error, CONNECT);
+        throw this.typedError(error, CONNECT);
       });
     }
     return new Promise((resolve, reject) => {
@@ -150,7 +150,7 @@ export class EngineCore {
         },
         (error: unknown) => {
           clearTimeout(timer);
-          if (!late) reject(this.wrapError(error, CONNECT));
+          if (!late) reject(this.typedError(error, CONNECT));
         },
       );
     });
@@ -181,14 +181,14 @@ export class EngineCore {
     const started = this.settings.onQuery ? performance.now() : 0;
     let result: DriverResult | undefined;
     try {
-      result = driver.runNow(this.#driverQuery(compiled));
+      result = driver.runNow(this.driverQuery(compiled));
     } catch (error) {
       throw this.#failed(error, compiled, started, false);
     }
     return result === undefined ? undefined : this.#decoded<R>(result, compiled, started, false);
   }
 
-  #driverQuery(compiled: CompiledQuery): DriverQuery {
+  driverQuery(compiled: CompiledQuery): DriverQuery {
     const { columns } = compiled;
     return {
       sql: compiled.sql,
@@ -204,7 +204,7 @@ export class EngineCore {
     const started = this.settings.onQuery ? performance.now() : 0;
     let pending: Promise<DriverResult>;
     try {
-      pending = connection.query(this.#driverQuery(compiled));
+      pending = connection.query(this.driverQuery(compiled));
     } catch (error) {
       return Promise.reject(this.#failed(error, compiled, started, inTransaction));
     }
@@ -241,23 +241,31 @@ export class EngineCore {
     );
   }
 
-  #failed(error: unknown, compiled: CompiledQuery, started: number, inTransaction: boolean): QueryError {
-    const wrapped = this.wrapError(error, compiled);
-    this.emit(compiled, started, 0, wrapped, inTransaction);
-    return wrapped;
+  #failed(error: unknown, compiled: CompiledQuery, started: number, inTransaction: boolean): QueryError | StreamOpenError {
+    const typed = this.typedError(error, compiled);
+    // A statement refused before it was sent is no query to report.
+    if (!StreamOpenError.isInstance(typed)) this.emit(compiled, started, 0, typed, inTransaction);
+    return typed;
+  }
+
+  /** A driver's failure as a QueryError; a StreamOpenError (the driver refused before sending anything) as it is. */
+  typedError(error: unknown, compiled: Pick<CompiledQuery, "sql" | "params">): QueryError | StreamOpenError {
+    return StreamOpenError.isInstance(error) ? error : this.wrapError(error, compiled);
+  }
+
+  /** A driver's rows as the statement's result rows: the same decoding for execute() and stream(). */
+  decodeRows(rows: readonly unknown[], compiled: CompiledQuery): unknown[] {
+    const { columns } = compiled;
+    if (!columns) return rows as unknown[];
+    const decode = rowDecoder(this.dialect.codec, columns, compiled.nesting);
+    const decoded = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) decoded[i] = decode(rows[i] as unknown[]);
+    return decoded;
   }
 
   #decoded<R>(result: DriverResult, compiled: CompiledQuery, started: number, inTransaction: boolean): ExecutedQuery<R> {
-    const { columns } = compiled;
-    const { rows, rowsAffected } = result;
-    let decoded: unknown[];
-    if (columns) {
-      const decode = rowDecoder(this.dialect.codec, columns, compiled.nesting);
-      decoded = new Array(rows.length);
-      for (let i = 0; i < rows.length; i++) decoded[i] = decode(rows[i] as unknown[]);
-    } else {
-      decoded = rows as unknown[];
-    }
+    const { rowsAffected } = result;
+    const decoded = this.decodeRows(result.rows, compiled);
     if (this.settings.onQuery) this.emit(compiled, started, decoded.length || rowsAffected, undefined, inTransaction);
     return { rows: decoded as R[], rowsAffected };
   }

@@ -13,6 +13,8 @@ import type { EngineCore } from "./engine-core.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { QueryResult } from "./query-result.js";
 import { refusePlainOperators } from "./refuse-plain-operators.js";
+import type { OpenedStream, RowStream, StreamOptions } from "./row-stream.js";
+import { RowStream as Rows, refuseUnstreamable, streamBatchSize } from "./row-stream.js";
 
 export interface TransactionOptions extends BeginOptions {
   /** Run the whole callback again, up to this many times, on a deadlock, serialization failure or lock-wait timeout. */
@@ -23,6 +25,9 @@ export interface TransactionOptions extends BeginOptions {
 export interface Executor {
   execute<R>(query: Executable<R>): QueryResult<R>;
   execute(query: Expression<any>): QueryResult<Record<string, unknown>>;
+  /** The rows of a select, read a batch at a time with bounded memory: `for await (const row of db.stream(q))`. */
+  stream<R>(query: Executable<R>, options?: StreamOptions): RowStream<R>;
+  stream(query: Expression<any>, options?: StreamOptions): RowStream<Record<string, unknown>>;
   transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options?: TransactionOptions): Promise<T>;
   compile(query: Executable<unknown> | Expression<any>): CompiledQuery;
   notify(channel: string, payload: string): Promise<void>;
@@ -90,6 +95,17 @@ export abstract class BaseExecutor implements Executor {
     });
   }
 
+  stream<R>(query: Executable<R>, options?: StreamOptions): RowStream<R>;
+  stream(query: Expression<any>, options?: StreamOptions): RowStream<Record<string, unknown>>;
+  stream(query: Executable<unknown> | Expression<any>, options?: StreamOptions): RowStream<any> {
+    // Built and validated now, so bad input throws at the call site; nothing runs until the loop starts.
+    const node = toNode(query);
+    refuseUnstreamable(node);
+    if (this.core.settings.helpersOnly) refusePlainOperators(node);
+    const batchSize = streamBatchSize(options);
+    return new Rows(() => this.openStream(node, batchSize));
+  }
+
   async notify(channel: string, payload: string): Promise<void> {
     const sql = this.core.compiler.notifySql();
     if (!sql) this.core.compiler.unsupported("notifications (LISTEN/NOTIFY)", "Poll instead; the queue recipes do so on this dialect.");
@@ -102,6 +118,8 @@ export abstract class BaseExecutor implements Executor {
    * promise of it. May throw instead of rejecting; execute() and notify() turn that into a rejection.
    */
   abstract runCompiled<R>(compiled: CompiledQuery): ExecutedQuery<R> | Promise<ExecutedQuery<R>>;
+  /** Compiles `node` and opens its stream on the executor's connection (see RowStream). */
+  protected abstract openStream(node: StatementNode, batchSize: number): Promise<OpenedStream>;
   abstract transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options?: TransactionOptions): Promise<T>;
 }
 

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { StatementNode } from "../ast/statement-node.js";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
 import {
   CommitOutcomeUnknownError,
@@ -11,6 +12,8 @@ import {
 import type { TransactionHandle, TransactionOptions } from "./executor.js";
 import { BaseExecutor, runSql } from "./executor.js";
 import type { ExecutedQuery } from "./query-result.js";
+import type { OpenedStream } from "./row-stream.js";
+import { StreamCursor } from "./row-stream.js";
 import { Transaction } from "./transaction.js";
 import { TransactionGuard } from "./transaction-guard.js";
 
@@ -73,6 +76,40 @@ export class Session extends BaseExecutor {
   }
 
   /**
+   * A stream on a connection of its own, held until the stream ends (PostgreSQL's driver wraps its
+   * cursor in a transaction of its own there), then released; discarded when the stream lost it.
+   */
+  protected async openStream(node: StatementNode, batchSize: number): Promise<OpenedStream> {
+    this.#refuseSelfDeadlock();
+    const core = this.core;
+    await core.ready();
+    const compiled = core.compiler.compile(node);
+    const connection = await core.acquire();
+    let cursor: StreamCursor;
+    try {
+      cursor = StreamCursor.open(core, connection, compiled, batchSize, false);
+    } catch (error) {
+      await connection.release(false);
+      throw error;
+    }
+    return {
+      next: () => cursor.next(),
+      refused: undefined,
+      close: async (failure) => {
+        let broken = ConnectionError.isInstance(failure);
+        try {
+          if ((await cursor.close()) === "lost") broken = true;
+        } catch (error) {
+          broken = true;
+          if (failure === undefined) throw error;
+        } finally {
+          await connection.release(broken);
+        }
+      },
+    };
+  }
+
+  /**
    * Runs `fn` in a transaction: commit when it returns, rollback when it throws (the error is
    * rethrown). With `retryOnDeadlock: n` the whole callback runs again on a retryable failure.
    */
@@ -125,15 +162,22 @@ export class Session extends BaseExecutor {
         result = await Promise.race([outcome, guard.expired]);
       } catch (error) {
         tx.finish();
+        await tx.closeStreams();
         await this.#settleAfterFailure(tx, guard);
-        if (guard.cancelFailed) broken = true;
+        // A connection a stream had to close (mysql2) took the transaction with it: nothing to roll back.
+        if (guard.cancelFailed || tx.lost) broken = true;
         else await rollback();
         throw guard.fired ?? error;
       }
       // Statements issued in the callback and still queued run before COMMIT; one that failed dooms it.
       tx.finish();
+      await tx.closeStreams();
       await tx.drain();
       guard.stop();
+      if (tx.lost && !guard.fired) {
+        broken = true;
+        throw tx.lost;
+      }
       const failure = guard.fired ?? tx.failure;
       if (failure !== undefined) {
         await rollback();

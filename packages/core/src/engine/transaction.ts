@@ -1,13 +1,16 @@
+import type { StatementNode } from "../ast/statement-node.js";
 import type { Executable } from "../builder/executable.js";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
 import type { DriverConnection } from "../dialect/driver.js";
-import { QueryError, TransactionFailedError, ValidationError } from "../errors.js";
+import { QueryError, StreamEndedTransactionError, TransactionFailedError, ValidationError } from "../errors.js";
 import type { Expression } from "../expression/expression.js";
 import type { EngineCore } from "./engine-core.js";
 import type { TransactionHandle, TransactionOptions } from "./executor.js";
 import { BaseExecutor, finishedError, toNode } from "./executor.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { QueryResult } from "./query-result.js";
+import type { OpenedStream } from "./row-stream.js";
+import { StreamCursor } from "./row-stream.js";
 import type { GuardedLane } from "./transaction-guard.js";
 
 let savepointCounter = 0;
@@ -29,6 +32,8 @@ interface Lane {
   idleSince: number;
   /** The transaction timed out or was ended (see TransactionGuard): statements are refused with this. */
   expired: QueryError | undefined;
+  /** A stream closed the connection to stop (mysql2), ending the transaction: statements are refused with this. */
+  lost: StreamEndedTransactionError | undefined;
 }
 
 /**
@@ -49,6 +54,8 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
   #failure: QueryError | undefined;
   /** The savepoint open on this handle, until it settles: statements on this handle wait for none, they are refused. */
   #child: Promise<unknown> | undefined;
+  /** The streams opened on this handle and not yet ended, each by its close function. */
+  readonly #streams = new Set<() => Promise<void>>();
 
   constructor(core: EngineCore, connection: DriverConnection, depth: number, parent?: Transaction) {
     super(core);
@@ -57,7 +64,7 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
     this.#parent = parent;
     this.#lane = parent
       ? parent.#lane
-      : { core, connection, inFlight: 0, tail: undefined, idleSince: performance.now(), expired: undefined };
+      : { core, connection, inFlight: 0, tail: undefined, idleSince: performance.now(), expired: undefined, lost: undefined };
   }
 
   /** The statement queue the transaction's guard watches. */
@@ -68,6 +75,57 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
   /** The callback returned: statements issued from now on are refused. Those already issued still run. */
   finish(): void {
     this.#finished = true;
+  }
+
+  /** Set when a stream had to close the connection to stop, which ended the transaction. */
+  get lost(): StreamEndedTransactionError | undefined {
+    return this.#lane.lost;
+  }
+
+  /**
+   * Ends the streams still open on this handle, before COMMIT or ROLLBACK (or RELEASE SAVEPOINT):
+   * their cursors belong to the transaction. Reading one afterwards is refused.
+   */
+  async closeStreams(): Promise<void> {
+    if (this.#streams.size === 0) return;
+    await Promise.allSettled([...this.#streams].map((close) => close()));
+  }
+
+  /**
+   * A stream in the transaction's statement queue: each batch is read in order with the statements
+   * issued around it, so on PostgreSQL other statements run between fetches of its cursor.
+   */
+  protected async openStream(node: StatementNode, batchSize: number): Promise<OpenedStream> {
+    this.#refuseIssue();
+    const cursor = StreamCursor.open(this.core, this.connection, this.core.compiler.compile(node), batchSize, true);
+    const lane = this.#lane;
+    let ended = false;
+    const end = async (): Promise<void> => {
+      if (ended) return;
+      ended = true;
+      this.#streams.delete(end);
+      const outcome = await this.#enqueue(() => cursor.close(), false).catch((error: unknown) => {
+        // A transaction already ending (timed out, lost) has its own error to report.
+        if (lane.expired !== undefined || lane.lost !== undefined) return "closed" as const;
+        throw error;
+      });
+      if (outcome === "lost") lane.lost ??= new StreamEndedTransactionError(this.core.dialect.name, cursor.sql);
+    };
+    this.#streams.add(end);
+    const transaction = this;
+    return {
+      next: () => (ended ? Promise.reject(finishedError()) : this.#enqueue(() => cursor.next(), true)),
+      get refused() {
+        return ended && transaction.#finished ? finishedError() : undefined;
+      },
+      close: async (failure) => {
+        try {
+          await end();
+        } catch (error) {
+          if (failure === undefined) throw error;
+        }
+      },
+    };
   }
 
   /** The first statement that failed at this level, when one did. */
@@ -105,12 +163,13 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
 
   runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
     this.#refuseIssue();
-    return this.#enqueue<R>(() => this.core.run<R>(this.connection, compiled, true), true);
+    return this.#enqueue(() => this.core.run<R>(this.connection, compiled, true), true);
   }
 
   /** Refusals decided when the statement is issued: nothing is queued. */
   #refuseIssue(): void {
     if (this.#lane.expired !== undefined) throw this.#lane.expired;
+    if (this.#lane.lost !== undefined) throw this.#lane.lost;
     if (this.#finished) throw finishedError();
     if (this.#child !== undefined) {
       throw new ValidationError(
@@ -131,10 +190,11 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
    * Runs `send` after every statement issued before it. When nothing is in flight (statements awaited
    * one at a time) it is sent at once; the bookkeeping costs one promise, as an async frame would.
    */
-  #enqueue<R>(send: () => Promise<ExecutedQuery<R>>, checked: boolean): Promise<ExecutedQuery<R>> {
+  #enqueue<T>(send: () => Promise<T>, checked: boolean): Promise<T> {
     const lane = this.#lane;
-    const start = (): Promise<ExecutedQuery<R>> => {
+    const start = (): Promise<T> => {
       if (lane.expired !== undefined) return Promise.reject(lane.expired);
+      if (lane.lost !== undefined) return Promise.reject(lane.lost);
       const doom = checked ? this.#doom() : undefined;
       if (doom !== undefined) {
         return Promise.reject(
@@ -148,7 +208,7 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
     };
     const started = lane.inFlight === 0 || lane.tail === undefined ? start() : lane.tail.then(start, start);
     lane.inFlight++;
-    const settled: Promise<ExecutedQuery<R>> = started.then(
+    const settled: Promise<T> = started.then(
       (result) => {
         if (--lane.inFlight === 0) lane.idleSince = performance.now();
         return result;
@@ -201,11 +261,13 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
       result = await fn(nested);
     } catch (error) {
       nested.finish();
+      await nested.closeStreams();
       await nested.drain();
       await this.#undo(name);
       throw error;
     }
     nested.finish();
+    await nested.closeStreams();
     await nested.drain();
     const failure = nested.#failure;
     if (failure !== undefined) {

@@ -2,6 +2,7 @@ export type { ConformanceCase, ConformanceCaseId } from "./conformance-cases.js"
 export { conformanceCases, seedJobs } from "./conformance-cases.js";
 export { ConformanceCustomer, ConformanceJob, ConformanceOrder, ConformanceValue, JOB_IDS, T0, T1 } from "./conformance-models.js";
 export { queryTests, shopCustomers, shopOrders } from "./conformance-queries.js";
+export { streamTests } from "./conformance-streams.js";
 /** Print what a dialect compiles every case to: the starting point for a new dialect's expectations. */
 export { describeConformanceSql } from "./describe-conformance-sql.js";
 export { hostileStrings } from "./hostile-strings.js";

@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import { deleteFrom } from "../builder/delete-builder.js";
+import { insert } from "../builder/insert-builder.js";
+import { select } from "../builder/select-builder.js";
+import type { Engine } from "../engine/engine.js";
+import type { QueryEvent } from "../engine/query-event.js";
+import { ValidationError } from "../errors.js";
+import { sql } from "../expression/sql.js";
+import { fullValues } from "./conformance-behaviour.js";
+import { ConformanceValue } from "./conformance-models.js";
+
+const ROWS = 1234;
+
+/** Rows of every column kind, some null, enough for several batches of every size tried below. */
+function valueRows() {
+  return Array.from({ length: ROWS }, (_, i) => {
+    if (i % 7 === 3) return { id: i + 1 } as typeof fullValues;
+    return {
+      ...fullValues,
+      id: i + 1,
+      textValue: `row ${i} ${fullValues.textValue}`,
+      integerValue: i - 600,
+      bigintValue: 2n ** 60n + BigInt(i),
+      booleanValue: i % 2 === 0,
+      jsonValue: { i, list: [i, "x"] },
+      enumValue: i % 3 === 0 ? ("red" as const) : ("green" as const),
+      flag: i % 5 === 0,
+    };
+  });
+}
+
+async function collect<R>(rows: AsyncIterable<R>): Promise<R[]> {
+  const out: R[] = [];
+  for await (const row of rows) out.push(row);
+  return out;
+}
+
+/**
+ * What engine.stream() owes on every dialect with a streaming driver: the same rows, in the same
+ * order and decoded the same way as `.all()`, for any batch size; an early exit that frees the
+ * connection; a stream on a transaction that sees the transaction's writes.
+ */
+export function streamTests(engineOf: () => Engine, makeEngine: (options: { onQuery?: (event: QueryEvent) => void }) => Engine): void {
+  describe("streams", () => {
+    const seed = async (engine: Engine) => {
+      await engine.execute(deleteFrom(ConformanceValue).allRows()).rowsAffected();
+      const rows = valueRows();
+      for (let i = 0; i < rows.length; i += 200)
+        await engine.execute(insert(ConformanceValue).values(rows.slice(i, i + 200))).rowsAffected();
+    };
+
+    it("stream() yields the rows .all() returns, in order and decoded alike, for any batch size", async () => {
+      const engine = engineOf();
+      await seed(engine);
+      const query = select(ConformanceValue).orderBy("id");
+      const all = await engine.execute(query).all();
+      expect(all).toHaveLength(ROWS);
+      for (const batchSize of [1, 100, 1234, 5000]) expect(await collect(engine.stream(query, { batchSize }))).toEqual(all);
+      const raw = sql.raw(`SELECT 1 AS one, 'two' AS two`);
+      expect(await collect(engine.stream(raw))).toEqual(await engine.execute(raw).all());
+      const empty = select(ConformanceValue).where({ id: -1 });
+      expect(await collect(engine.stream(empty))).toEqual([]);
+    });
+
+    it("batches() yields the same rows a batch at a time, none larger than batchSize", async () => {
+      const engine = engineOf();
+      await seed(engine);
+      const query = select(ConformanceValue, ["id", "jsonValue"]).orderBy("id");
+      const sizes: number[] = [];
+      const rows: unknown[] = [];
+      for await (const batch of engine.stream(query, { batchSize: 500 }).batches()) {
+        sizes.push(batch.length);
+        rows.push(...batch);
+      }
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(500);
+      expect(rows).toEqual(await engine.execute(query).all());
+    });
+
+    it("a break ends the statement and frees its connection; the engine goes on", async () => {
+      const events: QueryEvent[] = [];
+      const engine = makeEngine({ onQuery: (event) => events.push(event) });
+      try {
+        const query = select(ConformanceValue, ["id"]).orderBy("id");
+        for (let round = 0; round < 12; round++) {
+          let seen = 0;
+          for await (const row of engine.stream(query, { batchSize: 10 })) {
+            expect(row.id).toBe(seen + 1);
+            if (++seen === 25) break;
+          }
+          expect(seen).toBe(25);
+        }
+        // Twelve early exits, more than the pool holds: each released its connection.
+        expect(await engine.execute(select(ConformanceValue).where({ id: 1 })).all()).toHaveLength(1);
+        const streamed = events.filter((e) => e.sql.includes("tempest_conformance_values") && e.rowCount === 30);
+        expect(streamed.length).toBe(12);
+      } finally {
+        await engine.close();
+      }
+    });
+
+    it("a stream on a transaction reads the transaction's own writes, and the transaction commits after it", async () => {
+      const engine = engineOf();
+      await seed(engine);
+      const count = await engine.transaction(async (tx) => {
+        await tx.execute(insert(ConformanceValue).values({ id: ROWS + 1, textValue: "in tx" })).rowsAffected();
+        let n = 0;
+        let last: unknown;
+        for await (const row of tx.stream(select(ConformanceValue, ["id", "textValue"]).orderBy("id"), { batchSize: 300 })) {
+          n++;
+          last = row;
+        }
+        expect(last).toEqual({ id: ROWS + 1, textValue: "in tx" });
+        return n;
+      });
+      expect(count).toBe(ROWS + 1);
+      expect(await engine.execute(select(ConformanceValue).where({ id: ROWS + 1 })).all()).toHaveLength(1);
+    });
+
+    it("stream() refuses what is not a select, a bad batch size and a second read, before anything runs", async () => {
+      const engine = engineOf();
+      expect(() => engine.stream(deleteFrom(ConformanceValue).allRows() as never)).toThrow(ValidationError);
+      expect(() => engine.stream(select(ConformanceValue), { batchSize: 0 })).toThrow(ValidationError);
+      const stream = engine.stream(select(ConformanceValue).where({ id: 1 }));
+      await collect(stream);
+      expect(() => stream[Symbol.asyncIterator]()).toThrow(ValidationError);
+    });
+  });
+}
