@@ -1,7 +1,16 @@
 import pg from "pg";
-import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
+import type {
+  Driver,
+  DriverConfig,
+  DriverConnection,
+  DriverQuery,
+  DriverResult,
+  DriverRowStream,
+  DriverStreamOptions,
+} from "tempest-db-js";
 import { UnsupportedFeatureError } from "tempest-db-js";
 import { readOptions } from "./postgres-driver-options.js";
+import { postgresRowStream } from "./postgres-stream.js";
 import { postgresTypeParsers } from "./postgres-types.js";
 import { isStalePlan, PreparedStatements } from "./prepared-statements.js";
 
@@ -34,6 +43,11 @@ class PostgresConnection implements DriverConnection {
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** A server-side cursor (see postgresRowStream); nothing is sent until the first batch is asked for. */
+  stream(query: DriverQuery, options: DriverStreamOptions): DriverRowStream {
+    return postgresRowStream(this.#client, query, options);
   }
 
   /** pg_cancel_backend from a connection of its own: the pool may have none to spare. */

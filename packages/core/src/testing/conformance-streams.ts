@@ -55,7 +55,7 @@ export function streamTests(engineOf: () => Engine, makeEngine: (options: { onQu
       const query = select(ConformanceValue).orderBy("id");
       const all = await engine.execute(query).all();
       expect(all).toHaveLength(ROWS);
-      for (const batchSize of [1, 100, 1234, 5000]) expect(await collect(engine.stream(query, { batchSize }))).toEqual(all);
+      for (const batchSize of [7, 100, 1234, 5000]) expect(await collect(engine.stream(query, { batchSize }))).toEqual(all);
       const raw = sql.raw(`SELECT 1 AS one, 'two' AS two`);
       expect(await collect(engine.stream(raw))).toEqual(await engine.execute(raw).all());
       const empty = select(ConformanceValue).where({ id: -1 });
