@@ -13,12 +13,23 @@ import { createEngine, sql } from "tempest-db-js";
 
 const run = promisify(execFile);
 
+export interface RestartTimes {
+  readonly stoppedAt: number;
+  readonly startedAt: number;
+}
+
 export interface ThrowawayServer {
   readonly url: string;
   readonly port: number;
   /** Stops the server abruptly (PostgreSQL: immediate shutdown, no checkpoint; MariaDB: SIGKILL). */
   crash(): Promise<void>;
   start(): Promise<void>;
+  /**
+   * PostgreSQL only: `pg_ctl restart -m immediate` (crash and start again in one step), then waits
+   * until it answers. Resolves with when pg_ctl said the old server had stopped and the new one had
+   * started (epoch ms, read from its output as it is printed).
+   */
+  restart?(): Promise<RestartTimes>;
   /** Stops the server if running and removes its directory. */
   destroy(): Promise<void>;
   /** The server's own log, for failure messages. */
@@ -55,6 +66,30 @@ async function waitUntilUp(url: string, dialectPackage: string, limitMs: number,
     await sleep(200);
   }
   throw new Error(`server at ${url} did not answer within ${limitMs} ms: ${String(last)}\n${describe()}`);
+}
+
+/** Runs `pg_ctl … restart`, noting when its output says "server stopped" and "server started" (bounded: 40 s). */
+function timedPgCtl(file: string, args: string[]): Promise<RestartTimes> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stoppedAt = 0;
+    let startedAt = 0;
+    let output = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), 40_000);
+    const watch = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!stoppedAt && output.includes("server stopped")) stoppedAt = Date.now();
+      if (!startedAt && output.includes("server started")) startedAt = Date.now();
+    };
+    child.stdout.on("data", watch);
+    child.stderr.on("data", watch);
+    child.once("error", reject);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      if (code === 0 && stoppedAt && startedAt) resolve({ stoppedAt, startedAt });
+      else reject(new Error(`pg_ctl restart exited with ${code}:\n${output}`));
+    });
+  });
 }
 
 function postgresBin(): string {
@@ -96,6 +131,12 @@ export async function throwawayPostgres(preferredPort = 55432): Promise<Throwawa
     },
     async crash() {
       await as("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"], 40_000);
+    },
+    async restart() {
+      const args = ["-D", data, "-o", options, "-l", logFile, "-m", "immediate", "-w", "-t", "30", "restart"];
+      const times = await timedPgCtl(asRoot ? "runuser" : join(bin, "pg_ctl"), asRoot ? ["-u", "postgres", "--", join(bin, "pg_ctl"), ...args] : args);
+      await waitUntilUp(url, "@tempest-db-js/dialect-postgres", 30_000, log);
+      return times;
     },
     async destroy() {
       if (existsSync(join(data, "postmaster.pid"))) {
