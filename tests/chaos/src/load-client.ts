@@ -30,34 +30,37 @@ export async function runLoadClient(options: LoadClientOptions): Promise<LoadCli
   const done = new Promise<autocannon.Result>((resolve, reject) => {
     finish = (error, result) => (error ? reject(error) : resolve(result));
   });
-  const instance = autocannon({
-    url: `http://127.0.0.1:${options.port}`,
-    connections: options.connections,
-    duration: options.durationSec,
-    timeout: 15,
-    requests: [
-      {
-        method: "POST",
-        path: "/orders",
-        setupRequest(request) {
-          let key: string;
-          if (recent.length > 0 && Math.random() < options.repeatShare) {
-            key = recent[Math.floor(Math.random() * recent.length)] as string;
-          } else {
-            key = `${options.runId}-${next++}`;
-            recent.push(key);
-            if (recent.length > 64) recent.shift();
-          }
-          const n = Number(key.slice(key.lastIndexOf("-") + 1));
-          return {
-            ...request,
-            headers: { "content-type": "application/json", "idempotency-key": key },
-            body: JSON.stringify({ item: `item-${n % 17}`, quantity: 1 + (n % 5) }),
-          };
+  const instance = autocannon(
+    {
+      url: `http://127.0.0.1:${options.port}`,
+      connections: options.connections,
+      duration: options.durationSec,
+      timeout: 15,
+      requests: [
+        {
+          method: "POST",
+          path: "/orders",
+          setupRequest(request) {
+            let key: string;
+            if (recent.length > 0 && Math.random() < options.repeatShare) {
+              key = recent[Math.floor(Math.random() * recent.length)] as string;
+            } else {
+              key = `${options.runId}-${next++}`;
+              recent.push(key);
+              if (recent.length > 64) recent.shift();
+            }
+            const n = Number(key.slice(key.lastIndexOf("-") + 1));
+            return {
+              ...request,
+              headers: { "content-type": "application/json", "idempotency-key": key },
+              body: JSON.stringify({ item: `item-${n % 17}`, quantity: 1 + (n % 5) }),
+            };
+          },
         },
-      },
-    ],
-  }, (error, result) => finish(error, result));
+      ],
+    },
+    (error, result) => finish(error, result),
+  );
   instance.on("response", (_client, statusCode) => {
     if (statusCode >= 200 && statusCode < 300) successTimes.push(Date.now());
   });

@@ -7,7 +7,9 @@ import { runLoad } from "./load-run.js";
 
 const args = process.argv.slice(2);
 if (args.includes("--help")) {
-  console.log("load [--duration s] [--connections n] [--pool n] [--workers n] [--kill-every ms] [--terminate-every ms] [--restarts n] [--repeat share] [--lease s] [--json]");
+  console.log(
+    "load [--duration s] [--connections n] [--pool n] [--workers n] [--kill-every ms] [--terminate-every ms] [--restarts n] [--repeat share] [--lease s] [--json]",
+  );
   process.exit(0);
 }
 const arg = (name: string, fallback: number) => {

@@ -52,7 +52,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const admin = createEngine(withApp(server.url, "tempest_load_admin"), { poolSize: 2, acquireTimeoutMs: 10_000 });
   const journalDir = mkdtempSync(join(tmpdir(), "tempest-load-"));
   let service: ChildProcess | undefined;
-  const fleet = new LoadFleet({ url: withApp(server.url, "tempest_load_worker"), batchSize: 10, lanes: 2, leaseSeconds: options.leaseSeconds }, journalDir);
+  const fleet = new LoadFleet(
+    { url: withApp(server.url, "tempest_load_worker"), batchSize: 10, lanes: 2, leaseSeconds: options.leaseSeconds },
+    journalDir,
+  );
   try {
     await ensureLoadSchema(admin);
     const config: OrderServiceOptions = {
@@ -62,14 +65,20 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       transactionTimeoutMs: 5_000,
     };
     const { NODE_OPTIONS: _inherited, ...env } = process.env;
-    const child = fork(serviceScript, [], { execArgv: [], env: { ...env, ORDER_SERVICE: JSON.stringify(config) }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const child = fork(serviceScript, [], {
+      execArgv: [],
+      env: { ...env, ORDER_SERVICE: JSON.stringify(config) },
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     service = child;
     let serviceExit: string | undefined;
     child.once("exit", (code, signal) => {
       serviceExit = signal ?? String(code);
     });
     const port = await message<{ port: number }>(child, (m) => typeof m.port === "number", 30_000).then((m) => m.port);
-    log(`service on 127.0.0.1:${port}, pool ${options.poolSize}; ${options.workers} workers; ${options.connections} connections for ${options.durationSec} s`);
+    log(
+      `service on 127.0.0.1:${port}, pool ${options.poolSize}; ${options.workers} workers; ${options.connections} connections for ${options.durationSec} s`,
+    );
     fleet.start(options.workers);
 
     const runId = randomBytes(3).toString("hex");
@@ -86,12 +95,15 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
         durationMs: options.durationSec * 1000 * 0.9,
       }),
     ]);
-    log(`load done: ${client.result.requests.total} requests; ${chaos.kills} kills, ${chaos.terminatedBackends} backends terminated, ${chaos.restarts.length} restarts`);
+    log(
+      `load done: ${client.result.requests.total} requests; ${chaos.kills} kills, ${chaos.terminatedBackends} backends terminated, ${chaos.restarts.length} restarts`,
+    );
 
     // The same service process, after all of it: a new order, then its repeat.
     const after = await finalRequests(port, `${runId}-after`);
     if (serviceExit !== undefined) violations.push(`the service exited (${serviceExit})`);
-    if (after.first !== 201 || after.repeat !== 200) violations.push(`after the load: a new order answered ${after.first}, its repeat ${after.repeat} (want 201, 200)`);
+    if (after.first !== 201 || after.repeat !== 200)
+      violations.push(`after the load: a new order answered ${after.first}, its repeat ${after.repeat} (want 201, 200)`);
 
     const drainStarted = Date.now();
     const unfinished = async () =>
@@ -109,7 +121,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       );
       if (serviceConnections <= options.poolSize) break;
     }
-    if (serviceConnections > options.poolSize) violations.push(`the service holds ${serviceConnections} connections, pool size ${options.poolSize}`);
+    if (serviceConnections > options.poolSize)
+      violations.push(`the service holds ${serviceConnections} connections, pool size ${options.poolSize}`);
 
     child.send("stop");
     const stats = (await message<{ stats: ServiceStats }>(child, (m) => m.stopped === true, 15_000)).stats;
@@ -117,7 +130,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const findings = await verifyLoad(admin, fleet.lives);
     violations.push(...findings.violations);
     const recovery = recoveries(chaos.restarts, client.successTimes);
-    for (const r of recovery) if (r.recoverySeconds === undefined) violations.push(`no successful request after the restart at ${r.issuedAt}`);
+    for (const r of recovery)
+      if (r.recoverySeconds === undefined) violations.push(`no successful request after the restart at ${r.issuedAt}`);
     const { result } = client;
     return {
       options: { ...options, log: undefined },

@@ -73,7 +73,8 @@ export async function verifyLoad(engine: Engine, lives: readonly WorkerLife[]): 
     engine,
     `SELECT COUNT(*) FROM load_outbound m WHERE NOT EXISTS (SELECT 1 FROM load_receipts r WHERE r.message_id = m.id)`,
   );
-  if (withoutReceipt > 0 || receipts !== messages) violations.push(`${receipts} receipts for ${messages} messages, ${withoutReceipt} without one`);
+  if (withoutReceipt > 0 || receipts !== messages)
+    violations.push(`${receipts} receipts for ${messages} messages, ${withoutReceipt} without one`);
 
   const completing = new Set<string>();
   const perClaim = new Map<string, number>();
@@ -110,7 +111,10 @@ export async function verifyLoad(engine: Engine, lives: readonly WorkerLife[]): 
     const explained = (killed !== undefined && killed >= d.atMs) || (errorsOf.get(d.worker) ?? []).some((at) => at >= d.atMs);
     if (!explained) {
       unexplainedRedeliveries++;
-      if (unexplainedRedeliveries <= 5) violations.push(`message ${d.messageId} delivered by claim ${d.token} of ${d.worker}, never settled, no kill or error to explain it`);
+      if (unexplainedRedeliveries <= 5)
+        violations.push(
+          `message ${d.messageId} delivered by claim ${d.token} of ${d.worker}, never settled, no kill or error to explain it`,
+        );
     }
   }
   if (unexplainedRedeliveries > 5) violations.push(`… ${unexplainedRedeliveries} unexplained redeliveries in all`);

@@ -10,8 +10,8 @@ import { randomUUID } from "node:crypto";
 import { openSync, writeSync } from "node:fs";
 import { runWorker } from "@tempest-db-js/queue-recipes";
 import { createEngine, insert } from "tempest-db-js";
-import type { LoadWorkerConfig, WorkerJournalEntry } from "./load-worker-config.js";
 import { Delivery, Outbound, Receipt } from "./load-models.js";
+import type { LoadWorkerConfig, WorkerJournalEntry } from "./load-worker-config.js";
 
 const config = JSON.parse(process.env.LOAD_WORKER ?? "null") as LoadWorkerConfig | null;
 if (!config) throw new Error("LOAD_WORKER is not set: this script is started by the load driver");
@@ -34,9 +34,13 @@ await runWorker(
     });
     await engine.transaction(async (tx) => {
       await tx
-        .execute(insert(Delivery).values({ id: randomUUID(), messageId: message.id, token: message.attempts, worker: config.workerId, atMs }))
+        .execute(
+          insert(Delivery).values({ id: randomUUID(), messageId: message.id, token: message.attempts, worker: config.workerId, atMs }),
+        )
         .rowsAffected();
-      await tx.execute(insert(Receipt).values({ messageId: message.id, worker: config.workerId }).onConflictDoNothing(["messageId"])).rowsAffected();
+      await tx
+        .execute(insert(Receipt).values({ messageId: message.id, worker: config.workerId }).onConflictDoNothing(["messageId"]))
+        .rowsAffected();
       // A well-behaved consumer does not commit a delivery it was told to stop.
       if (signal.aborted) throw signal.reason;
     });

@@ -82,7 +82,8 @@ export async function startOrderService(options: OrderServiceOptions): Promise<O
       return answer(res, 400, { error: "body is not JSON" });
     }
     const { item, quantity } = parsed ?? {};
-    if (typeof key !== "string" || key.length === 0 || key.length > 200) return answer(res, 400, { error: "Idempotency-Key header required" });
+    if (typeof key !== "string" || key.length === 0 || key.length > 200)
+      return answer(res, 400, { error: "Idempotency-Key header required" });
     if (typeof item !== "string" || !Number.isSafeInteger(quantity) || (quantity as number) < 1) {
       return answer(res, 400, { error: "item (string) and quantity (positive integer) required" });
     }

@@ -134,7 +134,10 @@ export async function throwawayPostgres(preferredPort = 55432): Promise<Throwawa
     },
     async restart() {
       const args = ["-D", data, "-o", options, "-l", logFile, "-m", "immediate", "-w", "-t", "30", "restart"];
-      const times = await timedPgCtl(asRoot ? "runuser" : join(bin, "pg_ctl"), asRoot ? ["-u", "postgres", "--", join(bin, "pg_ctl"), ...args] : args);
+      const times = await timedPgCtl(
+        asRoot ? "runuser" : join(bin, "pg_ctl"),
+        asRoot ? ["-u", "postgres", "--", join(bin, "pg_ctl"), ...args] : args,
+      );
       await waitUntilUp(url, "@tempest-db-js/dialect-postgres", 30_000, log);
       return times;
     },

@@ -3,10 +3,10 @@ import { enqueue, work } from "@tempest-db-js/queue-recipes";
 import type { Engine } from "tempest-db-js";
 import { ConnectionError, createEngine, sql } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { JobModel } from "./support/queue.js";
-import { deliveryProblems, dropQueue, eventually, freshQueue, statusCounts } from "./support/queue.js";
 import type { ThrowawayServer } from "../src/throwaway-server.js";
 import { throwawayMariadb, throwawayPostgres } from "../src/throwaway-server.js";
+import type { JobModel } from "./support/queue.js";
+import { deliveryProblems, dropQueue, eventually, freshQueue, statusCounts } from "./support/queue.js";
 
 // A private server (never the shared one) is crashed while work() is delivering — a batch is held
 // mid-delivery until the crash is done, so the crash always lands with claims in flight — and started
