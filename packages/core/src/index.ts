@@ -1,4 +1,6 @@
 /** The AST, as types: what a dialect compiler's overridden hooks receive. */
+
+export type { CompoundNode, SetOperand, SetOperator } from "./ast/compound-node.js";
 export type {
   BetweenNode,
   CompareNode,
@@ -12,6 +14,7 @@ export type {
   JunctionNode,
   NotNode,
 } from "./ast/condition-node.js";
+export type { CteBody, CteNode } from "./ast/cte-node.js";
 export type {
   JoinKind,
   JoinNode,
@@ -59,19 +62,24 @@ export type {
   TemplateNode,
   ValueNode,
 } from "./ast/value-node.js";
+export type { SetPart } from "./builder/compound-builder.js";
+export { CompoundBuilder } from "./builder/compound-builder.js";
 export type { Condition } from "./builder/condition.js";
 export { and, not, or } from "./builder/condition.js";
+export type { CteOptions, RecursiveCteOptions } from "./builder/cte.js";
+export { cte, cteRecursive } from "./builder/cte.js";
 export type { TableDescriptionRow } from "./builder/ddl.js";
 export { addColumn, createIndexes, createTable, describeTable, dropTable } from "./builder/ddl.js";
 export { DeleteBuilder, deleteFrom } from "./builder/delete-builder.js";
 export type { Executable } from "./builder/executable.js";
 export type { OnConflictDoNothingOptions, OnConflictDoUpdateOptions } from "./builder/insert-builder.js";
 export { InsertBuilder, insert } from "./builder/insert-builder.js";
+export type { ForUpdateOptions, LockTarget } from "./builder/lock-options.js";
 export type { Operator, OperatorName } from "./builder/op.js";
 export { isOperator, op } from "./builder/op.js";
 export type { QueryHelpers } from "./builder/query-helpers.js";
 export { count, exists, notExists, ref, scalar } from "./builder/query-helpers.js";
-export type { ForUpdateOptions, OrderByOptions, OrderKey, SelectWhere } from "./builder/select-builder.js";
+export type { OrderByOptions, OrderKey, SelectWhere } from "./builder/select-builder.js";
 export { SelectBuilder, select } from "./builder/select-builder.js";
 export type { Subquery } from "./builder/subquery.js";
 export type { DeclaredKind, DeclaredRow, KindTypes } from "./builder/typed-raw.js";
@@ -154,3 +162,4 @@ export type {
   SumOf,
   WithSource,
 } from "./types/query-types.js";
+export type { CompoundRow, CteModel, CteSource, MatchingColumns, SameColumns } from "./types/set-types.js";

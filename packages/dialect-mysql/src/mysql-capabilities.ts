@@ -50,6 +50,15 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     fullJoin: false,
     nullsOrder: false,
     exactDecimalAggregates: true,
+    ctes: maria ? atLeast(server, 10, 2, 1) : mysql8,
+    recursiveCtes: maria ? atLeast(server, 10, 2, 2) : mysql8,
+    // Neither server takes MATERIALIZED / NOT MATERIALIZED on a CTE (MySQL has optimizer hints instead).
+    cteMaterialized: false,
+    dataModifyingCtes: false,
+    intersectExcept: maria ? atLeast(server, 10, 3) : atLeast(server, 8, 0, 31),
+    intersectAll: maria ? atLeast(server, 10, 5) : atLeast(server, 8, 0, 31),
+    exceptAll: maria ? atLeast(server, 10, 5) : atLeast(server, 8, 0, 31),
+    parenthesizedSetParts: true,
     // The prepared-statement protocol counts parameters in 16 bits.
     maxParams: 65535,
   });

@@ -24,6 +24,15 @@ export const postgresCapabilities = defineCapabilities({
   fullJoin: true,
   nullsOrder: true,
   exactDecimalAggregates: true,
+  ctes: true,
+  recursiveCtes: true,
+  // MATERIALIZED / NOT MATERIALIZED: PostgreSQL 12 and later.
+  cteMaterialized: true,
+  dataModifyingCtes: true,
+  intersectExcept: true,
+  intersectAll: true,
+  exceptAll: true,
+  parenthesizedSetParts: true,
   maxParams: 65535,
 });
 

@@ -32,12 +32,22 @@ export const sqliteCapabilities = defineCapabilities({
   nullsOrder: true,
   // SUM/AVG over the TEXT a numeric column holds would run in floating point.
   exactDecimalAggregates: false,
+  ctes: true,
+  recursiveCtes: true,
+  cteMaterialized: true,
+  // Writes are statements of their own: no INSERT/UPDATE/DELETE inside WITH.
+  dataModifyingCtes: false,
+  intersectExcept: true,
+  // Neither INTERSECT ALL nor EXCEPT ALL, and no parenthesized compound parts (a part with LIMIT is read from a derived table).
+  intersectAll: false,
+  exceptAll: false,
+  parenthesizedSetParts: false,
   maxParams: 32766,
 });
 
 /** The SQLite release each feature first shipped in. */
 const SINCE: ReadonlyArray<readonly [version: string, without: Partial<DialectCapabilities>]> = [
-  ["3.35.0", { returningInsert: false, returningUpdate: false, returningDelete: false }],
+  ["3.35.0", { returningInsert: false, returningUpdate: false, returningDelete: false, cteMaterialized: false }],
   ["3.24.0", { conflictTarget: false, conflictTargetWhere: false }],
   ["3.39.0", { rightJoin: false, fullJoin: false }],
   ["3.30.0", { nullsOrder: false }],

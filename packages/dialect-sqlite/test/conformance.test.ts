@@ -137,6 +137,50 @@ const expected: ConformanceTarget["expected"] = {
     sql: 'CREATE INDEX "tempest_conformance_jobs_due" ON "tempest_conformance_jobs" ("status", "next_attempt_at")',
     params: [],
   },
+  // CTEs and set operations (conformance-set-cases)
+  "cte.select": {
+    sql: 'WITH "queued" AS (SELECT "j"."id" AS "id", "j"."consumer" AS "consumer", "j"."attempts" AS "attempts" FROM "tempest_conformance_jobs" AS "j" WHERE "j"."status" = ?) SELECT "q"."id", "q"."consumer", "q"."attempts" FROM "queued" AS "q" WHERE "q"."attempts" >= ? ORDER BY "q"."attempts" DESC NULLS FIRST',
+    params: ["queued", 0],
+  },
+  "cte.join": {
+    sql: 'WITH "per_consumer" AS (SELECT "j"."consumer" AS "consumer", COUNT(*) AS "jobs" FROM "tempest_conformance_jobs" AS "j" GROUP BY "j"."consumer") SELECT "j"."id" AS "id", "p"."jobs" AS "jobs" FROM "tempest_conformance_jobs" AS "j" INNER JOIN "per_consumer" AS "p" ON "p"."consumer" = "j"."consumer" ORDER BY "j"."id" ASC',
+    params: [],
+  },
+  "cte.recursive": {
+    sql: 'WITH RECURSIVE "countdown" AS (SELECT "j"."id" AS "id", "j"."attempts" AS "attempts" FROM "tempest_conformance_jobs" AS "j" WHERE "j"."id" = ? UNION ALL SELECT "j"."id" AS "id", "j"."attempts" AS "attempts" FROM "tempest_conformance_jobs" AS "j" INNER JOIN "countdown" AS "c" ON ("j"."attempts" = "c"."attempts" - 1)) SELECT "c"."id", "c"."attempts" FROM "countdown" AS "c" ORDER BY "c"."attempts" DESC NULLS FIRST',
+    params: ["00000000-0000-4000-8000-000000000002"],
+  },
+  "cte.materialized": {
+    sql: 'WITH "once" AS MATERIALIZED (SELECT "id", "status" FROM "tempest_conformance_jobs" WHERE "consumer" = ?) SELECT "id", "status" FROM "once" ORDER BY "id" ASC',
+    params: ["billing"],
+  },
+  "cte.notMaterialized": {
+    sql: 'WITH "inline" AS NOT MATERIALIZED (SELECT "id" FROM "tempest_conformance_jobs" WHERE "status" = ?) SELECT "id" FROM "inline"',
+    params: ["sent"],
+  },
+  "cte.dataModifying": { unsupported: "a data-modifying CTE (UPDATE in WITH)" },
+  "set.union": {
+    sql: 'SELECT "consumer" FROM (SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = ? UNION SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = ?) AS "tempest_set" ORDER BY "consumer" ASC',
+    params: ["queued", "sent"],
+  },
+  "set.unionAllPartLimit": {
+    sql: 'SELECT "id", "attempts" FROM (SELECT "id", "attempts" FROM (SELECT "id", "attempts" FROM "tempest_conformance_jobs" ORDER BY "attempts" DESC LIMIT 1) AS "tempest_part" UNION ALL SELECT "id", "attempts" FROM (SELECT "id", "attempts" FROM "tempest_conformance_jobs" ORDER BY "attempts" ASC LIMIT 1) AS "tempest_part") AS "tempest_set" ORDER BY "attempts" ASC',
+    params: [],
+  },
+  "set.intersect": {
+    sql: 'SELECT "consumer" FROM "tempest_conformance_jobs" INTERSECT SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = ?',
+    params: ["sent"],
+  },
+  "set.except": {
+    sql: 'SELECT "consumer" FROM "tempest_conformance_jobs" EXCEPT SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = ?',
+    params: ["sent"],
+  },
+  "set.intersectAll": { unsupported: "INTERSECT ALL" },
+  "set.exceptAll": { unsupported: "EXCEPT ALL" },
+  "set.grouping": {
+    sql: 'SELECT "consumer" FROM (SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = ? UNION SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = ?) AS "tempest_set" INTERSECT SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = ?',
+    params: ["queued", "sent", "queued"],
+  },
 };
 
 runConformanceSuite({ name: "SQLite", url: `sqlite://${join(dir, "conformance.db")}`, dialect: sqliteDialect, expected });

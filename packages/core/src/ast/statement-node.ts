@@ -1,6 +1,7 @@
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { IndexMeta } from "../schema/index-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
+import type { CompoundNode } from "./compound-node.js";
 import type { ConditionNode } from "./condition-node.js";
 import type { QueryParts } from "./query-node.js";
 import type { ExpressionNode, ValueNode } from "./value-node.js";
@@ -156,6 +157,7 @@ export interface DescribeTableNode {
 
 export type StatementNode =
   | SelectNode
+  | CompoundNode
   | InsertNode
   | UpdateNode
   | DeleteNode

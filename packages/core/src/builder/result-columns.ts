@@ -98,6 +98,27 @@ export function resultColumn(
   return column;
 }
 
+/**
+ * `base` read again from a derived source (a CTE, a set operation) named `table`: the same field,
+ * name, kind and conversion, so its values decode exactly as `base`'s do. One frozen copy per shape.
+ */
+export function derivedColumn(base: ColumnMeta, table: string, notNull: boolean): ColumnMeta {
+  const cacheKey = `derived\0${idOf(base)}\0${table}\0${notNull}`;
+  let column = results.get(cacheKey);
+  if (column) return column;
+  column = Object.freeze({ ...base, table, notNull, primaryKey: false, unique: false, default: undefined, references: undefined });
+  const conversion = conversions.get(base);
+  if (conversion) conversions.set(column, conversion);
+  if (results.size < MAX_RESULTS) results.set(cacheKey, column);
+  return column;
+}
+
+/** Gives `copy` (the same column under another alias) the conversion `base` has. */
+export function keepConversion(base: ColumnMeta, copy: ColumnMeta): void {
+  const conversion = conversions.get(base);
+  if (conversion) conversions.set(copy, conversion);
+}
+
 const NUMERIC_KINDS: ReadonlySet<ColumnKind> = new Set(["integer", "bigint", "real", "numeric"]);
 /** Kinds MIN/MAX are refused for: not ordered the same way (or at all) on every database. */
 const UNORDERED_KINDS: ReadonlySet<ColumnKind> = new Set(["json", "bytes", "boolean", "uuid"]);

@@ -1,7 +1,7 @@
 import { andNodes } from "../ast/condition-node.js";
 import type { JoinKind } from "../ast/query-node.js";
-import type { LockClause, OrderByItem, SelectNode, StatementNode, SubqueryNode } from "../ast/statement-node.js";
-import { lockClause, orderByItem, selectNode, subqueryNode } from "../ast/statement-node.js";
+import type { OrderByItem, SelectNode, StatementNode, SubqueryNode } from "../ast/statement-node.js";
+import { orderByItem, selectNode, subqueryNode } from "../ast/statement-node.js";
 import { outputColumnNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
@@ -22,10 +22,15 @@ import type {
   Sources,
   WithSource,
 } from "../types/query-types.js";
+import type { CompoundRow, MatchingColumns } from "../types/set-types.js";
+import type { SetPart } from "./compound-builder.js";
+import { CompoundBuilder, setOperation } from "./compound-builder.js";
 import type { Condition } from "./condition.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
 import { FRESH } from "./frozen-node.js";
+import type { ForUpdateOptions } from "./lock-options.js";
+import { resolveLock } from "./lock-options.js";
 import type { QueryHelpers } from "./query-helpers.js";
 import { queryHelpers } from "./query-helpers.js";
 import { refColumn, scopeOf } from "./query-scope.js";
@@ -35,16 +40,7 @@ import { addJoin, allColumns, checkLock, resolveGroupBy, resolveHaving, resolveS
 import type { Subquery } from "./subquery.js";
 import { makeSubquery, markSubquery } from "./subquery.js";
 
-export type LockTarget = string | ModelClass;
-
-export interface ForUpdateOptions {
-  /** Skip rows another transaction has locked instead of waiting for them. */
-  skipLocked?: boolean;
-  /** Fail at once instead of waiting for a locked row. */
-  noWait?: boolean;
-  /** Restrict the lock to these tables (names or model classes), or in a join to these aliases. */
-  of?: readonly LockTarget[];
-}
+export type { ForUpdateOptions, LockTarget } from "./lock-options.js";
 
 export interface OrderByOptions {
   /** NULLS FIRST / NULLS LAST, the same on every database (emulated where the syntax is missing). */
@@ -127,12 +123,12 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
 
   /** Locks the selected rows until the transaction ends. Only meaningful inside `transaction()`. */
   forUpdate(options: ForUpdateOptions = {}): SelectBuilder<I, R, S> {
-    return this.#locked(withSelect(this.#node, "lock", this.#lock("update", options)));
+    return this.#locked(withSelect(this.#node, "lock", resolveLock(this.#node, "update", options)));
   }
 
   /** A shared lock: others may read and share-lock the rows, nobody may change them. */
   forShare(options: ForUpdateOptions = {}): SelectBuilder<I, R, S> {
-    return this.#locked(withSelect(this.#node, "lock", this.#lock("share", options)));
+    return this.#locked(withSelect(this.#node, "lock", resolveLock(this.#node, "share", options)));
   }
 
   /** INNER JOIN: rows of both sources that match `on` (two references compared, or a condition). */
@@ -247,6 +243,36 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
     return this.#withParts(withParts(node.parts, { having: andNodes(node.parts?.having, resolved) }));
   }
 
+  /** UNION: the rows of both queries, duplicates removed. The parts' columns must match (keys, types). */
+  union<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "union", false, other));
+  }
+
+  /** UNION ALL: the rows of both queries, duplicates kept. */
+  unionAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "union", true, other));
+  }
+
+  /** INTERSECT: the distinct rows both queries return. */
+  intersect<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "intersect", false, other));
+  }
+
+  /** INTERSECT ALL: a row as often as it is in both (refused on SQLite). */
+  intersectAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "intersect", true, other));
+  }
+
+  /** EXCEPT: the distinct rows of this query the other does not return. */
+  except<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "except", false, other));
+  }
+
+  /** EXCEPT ALL: each row as often as it is here more than there (refused on SQLite). */
+  exceptAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "except", true, other));
+  }
+
   /**
    * Projects one field and marks the SELECT as the operand of `in` / `notIn`. ORDER BY, LIMIT and the
    * lock travel with it into the outer statement. (A select with a one-key `.columns()` is such an operand as it is.)
@@ -288,33 +314,6 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
     checkLock(node);
     return new SelectBuilder(node, FRESH);
   }
-
-  #lock(strength: LockClause["strength"], options: ForUpdateOptions): LockClause {
-    if (typeof options !== "object" || options === null) throw new ValidationError("forUpdate/forShare take an options object");
-    for (const key of Object.keys(options)) {
-      if (key !== "skipLocked" && key !== "noWait" && key !== "of")
-        throw new ValidationError(`for${strength === "update" ? "Update" : "Share"}: unknown option "${key}"`);
-    }
-    if (options.skipLocked && options.noWait) throw new ValidationError("skipLocked and noWait cannot be combined");
-    const wait = options.skipLocked ? "skipLocked" : options.noWait ? "noWait" : "wait";
-    if (options.of === undefined) return LOCKS[strength][wait];
-    if (!Array.isArray(options.of)) throw new ValidationError("lock of: expects an array of tables or aliases");
-    const scope = scopeOf(this.#node);
-    const named = "sources" in scope ? scope.sources : undefined;
-    const table = this.#node.table.name;
-    const of = options.of.map((target) => {
-      if (named) {
-        if (typeof target === "string" && named.some((s) => s.alias === target)) return target;
-        throw new ValidationError(
-          `lock of: ${JSON.stringify(typeof target === "string" ? target : target?.name)} is not an alias of this query (${named.map((s) => s.alias).join(", ")})`,
-        );
-      }
-      const name = typeof target === "string" ? target : tableMeta(target).name;
-      if (name !== table) throw new ValidationError(`lock of: "${name}" is not a table of this query (${table})`);
-      return name;
-    });
-    return lockClause(strength, wait, of);
-  }
 }
 
 /** The fields of a select node its builder methods change, one per call. */
@@ -338,23 +337,6 @@ function withSelect<K extends SelectChange>(node: SelectNode, key: K, value: Sel
     node.parts,
   );
 }
-
-/*
- * Clause nodes that depend only on the model and the options are frozen values, shared by every
- * query that asks for them instead of being allocated per builder call.
- */
-const LOCKS = {
-  update: {
-    wait: lockClause("update", "wait", []),
-    skipLocked: lockClause("update", "skipLocked", []),
-    noWait: lockClause("update", "noWait", []),
-  },
-  share: {
-    wait: lockClause("share", "wait", []),
-    skipLocked: lockClause("share", "skipLocked", []),
-    noWait: lockClause("share", "noWait", []),
-  },
-} as const;
 
 interface SharedOrder {
   readonly item: OrderByItem;

@@ -86,7 +86,7 @@ export function resolveSelections(scope: QueryScope | SelectNode["table"], spec:
     const at = `${where} "${key}"`;
     if (typeof entry === "string") {
       const column = refColumn(scope, entry, at);
-      return selectionNode(key, sourceColumnNode(column), resultColumn(column, key, column.kind, false, undefined));
+      return selectionNode(key, sourceColumnNode(column), resultColumn(column, key, column.kind, false, conversionNameOf(column)));
     }
     const node = expressionNode(entry);
     if (!node) throw new ValidationError(`${at}: expects "field", "alias.field" or an expression, got ${describe(entry)}`);
@@ -94,7 +94,7 @@ export function resolveSelections(scope: QueryScope | SelectNode["table"], spec:
       case "aggregate":
         return selectionNode(key, node, aggregateResult(node.fn, node.column, key, at));
       case "sourceColumn":
-        return selectionNode(key, node, resultColumn(node.column, key, node.column.kind, false, undefined));
+        return selectionNode(key, node, resultColumn(node.column, key, node.column.kind, false, conversionNameOf(node.column)));
       case "scalarSubquery": {
         const inner = node.select.columns[0] as ColumnMeta;
         return selectionNode(key, node, resultColumn(inner, key, inner.kind, false, conversionNameOf(inner)));
@@ -137,8 +137,15 @@ export function aggregates(parts: QueryParts | undefined): boolean {
 export function checkLock(node: SelectNode): void {
   const lock = node.lock;
   const parts = node.parts;
-  if (!lock || !parts) return;
+  if (!lock) return;
   const what = lock.strength === "update" ? "forUpdate()" : "forShare()";
+  if (!parts) {
+    if (node.table.cte)
+      throw new ValidationError(
+        `${what} cannot lock the rows of the CTE "${node.table.name}": they are computed, not stored. Lock the table's rows in the CTE's own select.`,
+      );
+    return;
+  }
   if (parts.groupBy.length > 0)
     throw new ValidationError(
       `${what} cannot lock the rows of a GROUP BY: a group is not a row. Lock the rows in a select without groupBy, then aggregate.`,
@@ -151,6 +158,11 @@ export function checkLock(node: SelectNode): void {
     );
   const nullable = nullableAliases(parts);
   const locked = lock.of.length > 0 ? lock.of : [parts.root?.alias, ...parts.joins.map((j) => j.source.alias)];
+  const computed = [parts.root, ...parts.joins.map((j) => j.source)].find((s) => s?.table.cte && locked.includes(s.alias));
+  if (computed)
+    throw new ValidationError(
+      `${what} cannot lock "${computed.alias}", the CTE "${computed.table.name}": its rows are computed, not stored. Restrict the lock to the tables with { of: [...] }.`,
+    );
   const bad = locked.find((alias) => alias !== undefined && nullable.has(alias));
   if (bad !== undefined) {
     throw new ValidationError(

@@ -1,3 +1,4 @@
+import type { CteNode } from "../ast/cte-node.js";
 import type { NestedGroup, QueryParts, RowNesting } from "../ast/query-node.js";
 import type { SelectNode, StatementNode } from "../ast/statement-node.js";
 import type { PlaceholderNode, ValueNode } from "../ast/value-node.js";
@@ -30,6 +31,10 @@ export interface CompileContext {
   readonly slots?: PlaceholderSlot[] | undefined;
   /** Inside HAVING: the projection's result columns, each written as its selection's expression. */
   readonly outputs: ReadonlyMap<ColumnMeta, ValueNode> | undefined;
+  /** The CTEs an enclosing WITH already declares: a nested select reads them without declaring them again. */
+  readonly ctes?: ReadonlySet<CteNode> | undefined;
+  /** Inside a subquery (where a data-modifying CTE may not be declared). */
+  readonly nested?: boolean | undefined;
 }
 
 /** One placeholder of a prepared statement: the parameter (0-based) its value is bound as. */
@@ -67,13 +72,14 @@ export function nestingOf(node: SelectNode): RowNesting | undefined {
 }
 
 export function tableOf(node: StatementNode): TableMeta | undefined {
-  return node.kind === "rawStatement" ? undefined : node.table;
+  return node.kind === "rawStatement" || node.kind === "compound" ? undefined : node.table;
 }
 
 /** The shape of the rows a statement returns: its projection or RETURNING list (none for raw SQL). */
 export function resultColumns(node: StatementNode): readonly ColumnMeta[] | undefined {
   switch (node.kind) {
     case "select":
+    case "compound":
       return node.columns;
     case "insert":
     case "update":

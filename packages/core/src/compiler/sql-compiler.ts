@@ -7,13 +7,13 @@ import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiled-query.js";
 import { nestingOf, newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
-import { SelectCompiler } from "./select-compiler.js";
+import { CteCompiler } from "./cte-compiler.js";
 import { ValuesTexts } from "./values-texts.js";
 
 export { exhaustive } from "./compiler-base.js";
 
 /** Statements whose text is made only of checked parts (see compile). */
-const DML: ReadonlySet<StatementNode["kind"]> = new Set(["select", "insert", "update", "delete", "rawStatement"]);
+const DML: ReadonlySet<StatementNode["kind"]> = new Set(["select", "compound", "insert", "update", "delete", "rawStatement"]);
 
 export interface BeginOptions {
   readonly isolation?: "read uncommitted" | "read committed" | "repeatable read" | "serializable" | undefined;
@@ -25,7 +25,7 @@ export interface BeginOptions {
  * A dialect subclasses it and overrides only what differs; where the AST asks for something the
  * capability table lacks, compilation throws UnsupportedFeatureError and nothing reaches the server.
  */
-export abstract class SqlCompiler extends SelectCompiler {
+export abstract class SqlCompiler extends CteCompiler {
   readonly #compiled = new CompiledCache();
   /** Texts of all-parameter INSERTs, per shape (see valuesRows). */
   readonly #valuesTexts = new ValuesTexts();
@@ -105,6 +105,8 @@ export abstract class SqlCompiler extends SelectCompiler {
     switch (node.kind) {
       case "select":
         return this.select(node, ctx);
+      case "compound":
+        return this.compound(node, ctx);
       case "insert":
         return this.insert(node, ctx);
       case "update":

@@ -45,6 +45,23 @@ export interface DialectCapabilities {
   readonly nullsOrder: boolean;
   /** SUM / AVG of numeric columns in exact decimal arithmetic (SQLite has only floating point). */
   readonly exactDecimalAggregates: boolean;
+  /** Common table expressions, `WITH name AS (...)` (MySQL from 8.0, MariaDB from 10.2). */
+  readonly ctes: boolean;
+  /** `WITH RECURSIVE`. */
+  readonly recursiveCtes: boolean;
+  /** `AS MATERIALIZED` / `AS NOT MATERIALIZED` on a CTE (PostgreSQL 12+, SQLite 3.35+). */
+  readonly cteMaterialized: boolean;
+  /** INSERT / UPDATE / DELETE ... RETURNING as a CTE's body (PostgreSQL). */
+  readonly dataModifyingCtes: boolean;
+  /** INTERSECT and EXCEPT (MySQL from 8.0.31). */
+  readonly intersectExcept: boolean;
+  readonly intersectAll: boolean;
+  readonly exceptAll: boolean;
+  /**
+   * A set operation's part may carry its own LIMIT / OFFSET in parentheses, `(SELECT ... LIMIT 1)
+   * UNION ...`; without it (SQLite) the compiler reads such a part from a derived table.
+   */
+  readonly parenthesizedSetParts: boolean;
   /** Most bound parameters one statement may carry. */
   readonly maxParams: number;
 }
@@ -71,6 +88,14 @@ export const safeCapabilities: DialectCapabilities = Object.freeze({
   fullJoin: false,
   nullsOrder: false,
   exactDecimalAggregates: false,
+  ctes: false,
+  recursiveCtes: false,
+  cteMaterialized: false,
+  dataModifyingCtes: false,
+  intersectExcept: false,
+  intersectAll: false,
+  exceptAll: false,
+  parenthesizedSetParts: false,
   maxParams: 999,
 });
 

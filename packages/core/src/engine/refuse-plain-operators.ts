@@ -1,4 +1,6 @@
+import { partsOf } from "../ast/compound-node.js";
 import type { ConditionNode } from "../ast/condition-node.js";
+import { ctesOf } from "../ast/cte-node.js";
 import type { SelectNode, StatementNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
@@ -17,6 +19,9 @@ export function refusePlainOperators(node: StatementNode): void {
   switch (node.kind) {
     case "select":
       selectNode(node);
+      return;
+    case "compound":
+      for (const part of partsOf(node)) selectNode(part);
       return;
     case "update":
     case "delete":
@@ -45,6 +50,9 @@ export function refusePlainOperators(node: StatementNode): void {
 }
 
 function selectNode(node: SelectNode): void {
+  // The CTEs it reads carry conditions of their own (each CTE's own reads come before it in the list).
+  if (node.table.cte !== undefined || node.parts?.joins.some((j) => j.source.table.cte !== undefined))
+    for (const cte of ctesOf(node)) refusePlainOperators(cte.body);
   const name = node.table.model.name || node.table.name;
   condition(name, node.where);
   const parts = node.parts;

@@ -1,4 +1,5 @@
 import type { SourceMeta } from "../ast/query-node.js";
+import { keepConversion } from "../builder/result-columns.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "./column-meta.js";
 import type { TableMeta } from "./table-meta.js";
@@ -27,7 +28,14 @@ export function sourceMeta(table: TableMeta, alias: string, where: string): Sour
   const cached = byAlias?.get(alias);
   if (cached) return cached;
   checkAlias(alias, where);
-  const columns = Object.freeze(table.columns.map((c): ColumnMeta => Object.freeze({ ...c, table: alias })));
+  const columns = Object.freeze(
+    table.columns.map((c): ColumnMeta => {
+      const copy: ColumnMeta = Object.freeze({ ...c, table: alias });
+      // A CTE's computed outputs (a count) keep their conversion under the alias.
+      if (table.cte) keepConversion(c, copy);
+      return copy;
+    }),
+  );
   const byField = new Map(columns.map((c) => [c.field, c]));
   const source: SourceMeta = Object.freeze({
     table,

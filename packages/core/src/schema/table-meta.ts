@@ -1,3 +1,4 @@
+import type { CteNode } from "../ast/cte-node.js";
 import { resolveWhere } from "../builder/resolve-where.js";
 import { textProblem } from "../compiler/check-text.js";
 import { ValidationError } from "../errors.js";
@@ -16,9 +17,16 @@ export interface TableMeta {
   readonly byField: ReadonlyMap<string, ColumnMeta>;
   readonly primaryKey: readonly ColumnMeta[];
   readonly indexes: readonly IndexMeta[];
+  /** Set when the "table" is a common table expression (see builder/cte): its WITH entry. */
+  readonly cte?: CteNode;
 }
 
 const cache = new WeakMap<object, TableMeta>();
+
+/** Gives a source that is not a model class (a CTE) its table: `tableMeta(source)` then returns it. */
+export function registerTableMeta(source: object, meta: TableMeta): void {
+  cache.set(source, meta);
+}
 
 export function tableMeta(model: ModelClass): TableMeta {
   const cached = cache.get(model);

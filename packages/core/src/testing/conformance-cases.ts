@@ -11,6 +11,7 @@ import type { Engine } from "../engine/engine.js";
 import { QueryError } from "../errors.js";
 import { sql } from "../expression/sql.js";
 import { ConformanceJob, JOB_IDS, T0, T1 } from "./conformance-models.js";
+import { setCases } from "./conformance-set-cases.js";
 
 export interface ConformanceCase {
   /** Builds the statement under test; its compiled SQL is compared with the dialect's expectation. */
@@ -278,6 +279,7 @@ export const conformanceCases = {
   "ddl.createTable": { build: () => createTable(ConformanceJob) },
   "ddl.createIndex.idempotency": { build: () => createIndexes(ConformanceJob)[0] as Executable<never> },
   "ddl.createIndex.due": { build: () => createIndexes(ConformanceJob)[1] as Executable<never> },
+  ...setCases,
 } satisfies Record<string, ConformanceCase>;
 
 export type ConformanceCaseId = keyof typeof conformanceCases;
