@@ -6,6 +6,7 @@ import type { ColumnMeta } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
 import { outerJoinedAliases } from "./compiled-query.js";
 import { DdlCompiler } from "./ddl-compiler.js";
+import { distinctIsNoOp, projectedKey } from "./distinct-order.js";
 
 /**
  * The SELECT layer: plain and composed selects (sources, joins, projections, grouping, ordering,
@@ -40,7 +41,11 @@ export abstract class SelectCompiler extends DdlCompiler {
   protected composedSelect(node: SelectNode, parts: QueryParts, ctx: CompileContext): string {
     const qualify = parts.root !== undefined || parts.joins.length > 0;
     const inner: CompileContext = qualify === ctx.qualify ? ctx : { ...ctx, qualify };
-    let sql = parts.distinct ? "SELECT DISTINCT " : "SELECT ";
+    const distinct = parts.distinct && !distinctIsNoOp(node, parts);
+    // DISTINCT sorted by keys the projection does not hold as they are (an enum's declaration order,
+    // NULL placement): the distinct rows as a derived table, sorted outside (see orderItems).
+    const sortOutside = distinct && node.orderBy.length > 0 && parts.selections !== undefined;
+    let sql = distinct ? "SELECT DISTINCT " : "SELECT ";
     sql += parts.selections ? this.selectionList(parts.selections, inner) : this.qualifiedColumnList(node.columns, inner);
     sql += ` FROM ${this.quoteName(node.table.name)}`;
     if (parts.root) sql += ` AS ${this.quoteName(parts.root.alias)}`;
@@ -51,7 +56,8 @@ export abstract class SelectCompiler extends DdlCompiler {
       const outputs = new Map((parts.selections ?? []).map((s) => [s.result, s.value] as const));
       sql += ` HAVING ${this.condition(parts.having, { ...inner, outputs }, true)}`;
     }
-    if (node.orderBy.length > 0) sql += ` ORDER BY ${this.orderItems(node.orderBy, parts, inner)}`;
+    if (sortOutside) sql = `SELECT * FROM (${sql}) AS ${this.quoteIdentifier("tempest_distinct")}`;
+    if (node.orderBy.length > 0) sql += ` ORDER BY ${this.orderItems(node.orderBy, parts, inner, sortOutside)}`;
     sql += this.limitOffset(node.limit, node.offset);
     if (node.lock) sql += ` ${this.lockClause(node.lock)}`;
     return sql;
@@ -101,19 +107,25 @@ export abstract class SelectCompiler extends DdlCompiler {
    * the same rule as on a plain select (enum in declaration order, NULL as the largest value) unless
    * NULLS FIRST/LAST is asked; a column of an outer-joined source counts as nullable.
    */
-  protected orderItems(items: SelectNode["orderBy"], parts: QueryParts, ctx: CompileContext): string {
+  protected orderItems(items: SelectNode["orderBy"], parts: QueryParts, ctx: CompileContext, byOutputName = false): string {
     let sql = "";
     let outer: ReadonlySet<string> | undefined;
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as SelectNode["orderBy"][number];
-      const value = item.value;
-      const column = item.column ?? (value?.kind === "sourceColumn" ? value.column : undefined);
+      // The column whose sort rules apply: a reference's, or a projection key's. A key naming a
+      // source's column sorts as that column; any other key (an aggregate, a scalar subquery) as its
+      // result column, so that a NULL max() sorts as the largest value there too.
+      // Sorting a DISTINCT's derived table, every key is a projection key, written by its name.
+      let column = item.column;
       let key: string;
-      if (item.column) key = this.column(item.column, ctx);
+      if (column && byOutputName) key = this.quoteIdentifier(projectedKey(parts, column));
+      else if (column) key = this.column(column, ctx);
       else {
-        const v = value as ValueNode;
+        const v = item.value as ValueNode;
         const output = v.kind === "outputColumn" ? parts.selections?.find((s) => s.key === v.key) : undefined;
-        key = this.value(output ? output.value : v, ctx);
+        const written = output ? output.value : v;
+        column = written.kind === "sourceColumn" ? written.column : output?.result;
+        key = byOutputName && output ? this.quoteIdentifier(output.key) : this.value(written, ctx);
       }
       let itemSql: string;
       if (column === undefined) itemSql = this.orderKey(key, item.direction, item.nulls);

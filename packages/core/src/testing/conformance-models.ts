@@ -80,3 +80,13 @@ export class ConformanceOrder extends Model {
   createdAt = column.datetime().notNull();
   shippedAt = column.datetime();
 }
+
+/** Tickets whose state is declared out of alphabetical order, for the sort rules of projections. */
+export class ConformanceTicket extends Model {
+  static tablename = "tempest_conformance_tickets";
+  static naming = "snake_case";
+
+  id = column.integer().primaryKey();
+  state = column.enum("queued", "failed", "sent", "Sending");
+  doneAt = column.datetime();
+}

@@ -11,6 +11,7 @@ import type { ConformanceCase, ConformanceCaseId } from "./conformance-cases.js"
 import { conformanceCases, seedJobs } from "./conformance-cases.js";
 import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
 import { queryTests } from "./conformance-queries.js";
+import { queryOrderTests } from "./conformance-query-order.js";
 
 /** What a dialect compiles a case to, or the feature it refuses (a substring of UnsupportedFeatureError.feature). */
 export type ExpectedStatement = { readonly sql: string; readonly params: readonly unknown[] } | { readonly unsupported: string };
@@ -72,6 +73,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
 
     behaviourTests(() => engine, makeEngine);
     queryTests(() => engine);
+    queryOrderTests(() => engine);
   });
 }
 
