@@ -110,9 +110,9 @@ export class MysqlCompiler extends SqlCompiler {
     return direction === "asc" ? `${key} IS NULL, ${key} ASC` : `${key} IS NULL DESC, ${key} DESC`;
   }
 
-  /** An ENUM column already sorts by its declaration order (by member index). */
-  override enumOrderSql(_column: ColumnMeta, name: string): string {
-    return name;
+  /** An ENUM column already sorts by its declaration order (by member index); a computed value is text. */
+  override enumOrderSql(column: ColumnMeta, name: string, computed = false): string {
+    return computed ? super.enumOrderSql(column, name, computed) : name;
   }
 
   /**

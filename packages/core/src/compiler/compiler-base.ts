@@ -102,12 +102,26 @@ export abstract class CompilerBase {
         // integers and reals: in double precision everywhere (MySQL's AVG of integers is a 4-place decimal).
         return column.kind === "numeric" ? `ROUND(CAST(SUM(${arg}) AS DECIMAL(65, 30)) / COUNT(${arg}), 30)` : `AVG(${this.floatSql(arg)})`;
       case "min":
-        return `MIN(${arg})`;
       case "max":
-        return `MAX(${arg})`;
+        return column.kind === "enum" ? this.enumExtremeSql(node.fn, column, arg) : `${node.fn.toUpperCase()}(${arg})`;
       default:
         return exhaustive(node.fn);
     }
+  }
+
+  /**
+   * MIN/MAX of an enum in declaration order, as ORDER BY sorts it: the extreme of the members'
+   * positions, mapped back to the member. Each database's own MIN compares the text instead (in the
+   * column's collation, which on PostgreSQL is the database's), and MySQL's does so even for ENUM.
+   */
+  protected enumExtremeSql(fn: "min" | "max", column: ColumnMeta, arg: string): string {
+    const values = column.enumValues ?? [];
+    let rank = `CASE ${arg}`;
+    let member = `CASE ${fn.toUpperCase()}(`;
+    for (let i = 0; i < values.length; i++) rank += ` WHEN ${this.literal(values[i], undefined)} THEN ${i}`;
+    member += `${rank} END)`;
+    for (let i = 0; i < values.length; i++) member += ` WHEN ${i} THEN ${this.literal(values[i], undefined)}`;
+    return `${member} END`;
   }
 
   /** A number as a double precision value. */

@@ -117,6 +117,7 @@ export abstract class SelectCompiler extends DdlCompiler {
       // result column, so that a NULL max() sorts as the largest value there too.
       // Sorting a DISTINCT's derived table, every key is a projection key, written by its name.
       let column = item.column;
+      let computed = false;
       let key: string;
       if (column && byOutputName) key = this.quoteIdentifier(projectedKey(parts, column));
       else if (column) key = this.column(column, ctx);
@@ -125,12 +126,14 @@ export abstract class SelectCompiler extends DdlCompiler {
         const output = v.kind === "outputColumn" ? parts.selections?.find((s) => s.key === v.key) : undefined;
         const written = output ? output.value : v;
         column = written.kind === "sourceColumn" ? written.column : output?.result;
+        computed = written.kind !== "sourceColumn";
         key = byOutputName && output ? this.quoteIdentifier(output.key) : this.value(written, ctx);
       }
       let itemSql: string;
       if (column === undefined) itemSql = this.orderKey(key, item.direction, item.nulls);
       else {
-        const sorted = column.kind === "enum" ? this.enumOrderSql(column, key) : key;
+        // A computed enum (an aggregate's, a subquery's) is text on every database, even where the column's type sorts itself.
+        const sorted = column.kind === "enum" ? this.enumOrderSql(column, key, computed) : key;
         outer ??= outerJoinedAliases(parts);
         // A source's column carries the source's alias as its table.
         const nullable = (!column.notNull && !column.primaryKey) || outer.has(column.table);
@@ -176,8 +179,11 @@ export abstract class SelectCompiler extends DdlCompiler {
     return nullable ? this.nullsLargestSql(sorted, direction) : `${sorted} ${direction === "asc" ? "ASC" : "DESC"}`;
   }
 
-  /** An enum column as a sort key in declaration order (a dialect whose enum type already sorts so returns `name`). */
-  protected enumOrderSql(column: ColumnMeta, name: string): string {
+  /**
+   * An enum as a sort key in declaration order. A dialect whose enum type already sorts so returns
+   * `name` for a column, but not for a `computed` value (an aggregate's result is plain text).
+   */
+  protected enumOrderSql(column: ColumnMeta, name: string, _computed = false): string {
     const values = column.enumValues ?? [];
     let sql = `CASE ${name}`;
     for (let i = 0; i < values.length; i++) sql += ` WHEN ${this.literal(values[i], undefined)} THEN ${i}`;

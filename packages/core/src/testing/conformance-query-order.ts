@@ -18,9 +18,10 @@ const tickets = [
 
 /**
  * Projection keys sort by the rules of a plain select (an enum in declaration order, NULL as the
- * largest value), whether the key is a column, an aggregate or a distinct select's. Regression cases
- * the differential query test found: a key of `.columns()` sorted NULL first on MySQL and SQLite,
- * and a distinct select sorted by an enum failed on PostgreSQL.
+ * largest value), whether the key is a column, an aggregate or a distinct select's, and min/max of
+ * an enum follow its declaration order. Regression cases the differential query test found: a key of
+ * `.columns()` sorted NULL first on MySQL and SQLite, a distinct select sorted by an enum failed on
+ * PostgreSQL, and min() of an enum compared text (in the database's collation on PostgreSQL).
  */
 export function queryOrderTests(engineOf: () => Engine): void {
   describe("sorting by projection keys", () => {
@@ -44,7 +45,7 @@ export function queryOrderTests(engineOf: () => Engine): void {
       expect(await engine.execute(byDone("desc")).scalars()).toEqual([2, 4, 6, 1, 5, 3]);
     });
 
-    it("an aggregate key: a NULL max() as the largest value", async () => {
+    it("an aggregate key: a NULL max() as the largest value, an enum's min() in declaration order", async () => {
       const latest = select(Ticket)
         .columns((q) => ({ state: "state", last: q.max("doneAt") }))
         .groupBy("state")
@@ -57,6 +58,14 @@ export function queryOrderTests(engineOf: () => Engine): void {
         { state: "queued", last: null },
         { state: null, last: null },
       ]);
+      const extremes = select(Ticket).columns((q) => ({ first: q.min("state"), last: q.max("state") }));
+      expect(await engine.execute(extremes).one()).toEqual({ first: "queued", last: "Sending" });
+      const byState = select(Ticket)
+        .columns((q) => ({ id: "id", state: q.max("state") }))
+        .groupBy("id")
+        .orderBy("state", "desc")
+        .orderBy("id");
+      expect(await engine.execute(byState).scalars()).toEqual([4, 3, 1, 6, 5, 2]);
     });
 
     it("distinct, sorted by an enum key in declaration order (and by a reference it shows)", async () => {
