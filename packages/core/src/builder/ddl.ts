@@ -2,7 +2,7 @@ import type { StatementNode } from "../ast/statement-node.js";
 import { addColumnNode, createIndexNode, createTableNode, describeTableNode, dropTableNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import type { ModelClass } from "../schema/model.js";
-import { tableMeta } from "../schema/table-meta.js";
+import { storedTableMeta } from "../schema/table-meta.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
 
@@ -14,22 +14,22 @@ function statement(node: StatementNode): Executable<never> {
 
 /** CREATE TABLE for a model (its indexes are separate statements: see `createIndexes`). */
 export function createTable(model: ModelClass, options: { ifNotExists?: boolean } = {}): Executable<never> {
-  return statement(createTableNode(tableMeta(model), options.ifNotExists ?? false));
+  return statement(createTableNode(storedTableMeta(model, "ddl"), options.ifNotExists ?? false));
 }
 
 /** CREATE INDEX for each index declared on the model. */
 export function createIndexes(model: ModelClass, options: { ifNotExists?: boolean } = {}): Executable<never>[] {
-  const table = tableMeta(model);
+  const table = storedTableMeta(model, "ddl");
   return table.indexes.map((index) => statement(createIndexNode(table, index, options.ifNotExists ?? false)));
 }
 
 export function dropTable(model: ModelClass, options: { ifExists?: boolean } = {}): Executable<never> {
-  return statement(dropTableNode(tableMeta(model), options.ifExists ?? false));
+  return statement(dropTableNode(storedTableMeta(model, "ddl"), options.ifExists ?? false));
 }
 
 /** ALTER TABLE ... ADD COLUMN for the model's `field` (its type, NOT NULL, default and enum check as in CREATE TABLE). */
 export function addColumn(model: ModelClass, field: string): Executable<never> {
-  const table = tableMeta(model);
+  const table = storedTableMeta(model, "ddl");
   const column = table.byField.get(field);
   if (!column) throw new ValidationError(`addColumn: ${model.name || table.name} has no field "${field}"`);
   return statement(addColumnNode(table, column));
@@ -53,5 +53,5 @@ export interface TableDescriptionRow {
  * UnsupportedFeatureError.
  */
 export function describeTable(model: ModelClass): Executable<TableDescriptionRow> {
-  return statement(describeTableNode(tableMeta(model))) as unknown as Executable<TableDescriptionRow>;
+  return statement(describeTableNode(storedTableMeta(model, "ddl"))) as unknown as Executable<TableDescriptionRow>;
 }

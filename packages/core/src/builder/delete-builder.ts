@@ -3,7 +3,7 @@ import type { DeleteNode, StatementNode } from "../ast/statement-node.js";
 import { deleteNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import type { Model, ModelClass } from "../schema/model.js";
-import { tableMeta } from "../schema/table-meta.js";
+import { storedTableMeta } from "../schema/table-meta.js";
 import type { FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
@@ -66,5 +66,5 @@ function withDelete(node: DeleteNode, change: Partial<DeleteNode>): DeleteNode {
 
 /** `delete` is a reserved word, hence `deleteFrom`. */
 export function deleteFrom<M extends ModelClass>(model: M): DeleteBuilder<InstanceType<M>, never> {
-  return new DeleteBuilder(deleteNode(tableMeta(model), undefined, false, undefined), FRESH);
+  return new DeleteBuilder(deleteNode(storedTableMeta(model, "deleteFrom"), undefined, false, undefined), FRESH);
 }

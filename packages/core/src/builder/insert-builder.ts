@@ -3,7 +3,7 @@ import { ignoreDuplicatesClause, insertNode, onConflictClause, onDuplicateKeyCla
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
-import { tableMeta } from "../schema/table-meta.js";
+import { storedTableMeta } from "../schema/table-meta.js";
 import type { FieldOf, InsertOf, RowOf, SetOf, Simplify, WhereArg } from "../types/model-types.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
@@ -152,5 +152,5 @@ function withInsert(node: InsertNode, change: Partial<InsertNode>): InsertNode {
 const NONE: readonly never[] = Object.freeze([]);
 
 export function insert<M extends ModelClass>(model: M): InsertBuilder<InstanceType<M>, never> {
-  return new InsertBuilder(insertNode(tableMeta(model), NONE, 0, NONE, NONE, undefined, undefined), FRESH);
+  return new InsertBuilder(insertNode(storedTableMeta(model, "insert"), NONE, 0, NONE, NONE, undefined, undefined), FRESH);
 }

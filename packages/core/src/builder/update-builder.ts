@@ -3,7 +3,7 @@ import type { StatementNode, UpdateNode } from "../ast/statement-node.js";
 import { updateNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import type { Model, ModelClass } from "../schema/model.js";
-import { tableMeta } from "../schema/table-meta.js";
+import { storedTableMeta } from "../schema/table-meta.js";
 import type { FieldOf, RowOf, SetOf, Simplify, WhereArg } from "../types/model-types.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
@@ -80,5 +80,5 @@ function withUpdate(node: UpdateNode, change: Partial<UpdateNode>): UpdateNode {
 const NO_ASSIGNMENTS: readonly never[] = Object.freeze([]);
 
 export function update<M extends ModelClass>(model: M): UpdateBuilder<InstanceType<M>, never> {
-  return new UpdateBuilder(updateNode(tableMeta(model), NO_ASSIGNMENTS, undefined, false, undefined), FRESH);
+  return new UpdateBuilder(updateNode(storedTableMeta(model, "update"), NO_ASSIGNMENTS, undefined, false, undefined), FRESH);
 }

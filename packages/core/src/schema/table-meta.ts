@@ -23,9 +23,21 @@ export interface TableMeta {
 
 const cache = new WeakMap<object, TableMeta>();
 
+/** Sources that are not model classes (CTEs): read like tables, never written or created. */
+const derived = new WeakSet<object>();
+
 /** Gives a source that is not a model class (a CTE) its table: `tableMeta(source)` then returns it. */
 export function registerTableMeta(source: object, meta: TableMeta): void {
   cache.set(source, meta);
+  derived.add(source);
+}
+
+/** The table of a model a statement writes or creates: refused by name for a CTE, whose rows are computed. */
+export function storedTableMeta(model: ModelClass, where: string): TableMeta {
+  if (derived.has(model)) {
+    throw new ValidationError(`${where}(${model.name}): "${model.name}" is a CTE, not a table; write to the model its select reads`);
+  }
+  return tableMeta(model);
 }
 
 export function tableMeta(model: ModelClass): TableMeta {

@@ -21,6 +21,14 @@ export const fullCapabilities = defineCapabilities({
   fullJoin: true,
   nullsOrder: true,
   exactDecimalAggregates: true,
+  ctes: true,
+  recursiveCtes: true,
+  cteMaterialized: true,
+  dataModifyingCtes: true,
+  intersectExcept: true,
+  intersectAll: true,
+  exceptAll: true,
+  parenthesizedSetParts: true,
 });
 
 /** A test-only compiler: standard SQL from the base class, `?` placeholders, plain column types. */
