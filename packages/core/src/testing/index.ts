@@ -1,5 +1,6 @@
 export type { ConformanceCase, ConformanceCaseId } from "./conformance-cases.js";
 export { conformanceCases, seedJobs } from "./conformance-cases.js";
+export { cteQueryTests } from "./conformance-cte-queries.js";
 export { ConformanceCustomer, ConformanceJob, ConformanceOrder, ConformanceValue, JOB_IDS, T0, T1 } from "./conformance-models.js";
 export { queryTests, shopCustomers, shopOrders } from "./conformance-queries.js";
 export { streamTests } from "./conformance-streams.js";

@@ -9,6 +9,7 @@ import { UnsupportedFeatureError } from "../errors.js";
 import { behaviourTests } from "./conformance-behaviour.js";
 import type { ConformanceCase, ConformanceCaseId } from "./conformance-cases.js";
 import { conformanceCases, seedJobs } from "./conformance-cases.js";
+import { cteQueryTests } from "./conformance-cte-queries.js";
 import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
 import { queryTests } from "./conformance-queries.js";
 import { queryOrderTests } from "./conformance-query-order.js";
@@ -74,6 +75,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
     behaviourTests(() => engine, makeEngine);
     queryTests(() => engine);
     queryOrderTests(() => engine);
+    cteQueryTests(() => engine);
   });
 }
 
