@@ -77,6 +77,12 @@ class SqliteConnection implements DriverConnection {
     return this.#stream(query, options);
   }
 
+  /** Runs the statement at once; a failure is thrown. */
+  queryNow(query: DriverQuery): DriverResult {
+    if (this.#released) throw new Error("This SQLite connection was already released");
+    return this.#run(query);
+  }
+
   /** better-sqlite3 runs synchronously: the result is wrapped as it is, without an async frame. */
   query(query: DriverQuery): Promise<DriverResult> {
     if (this.#released) return Promise.reject(new Error("This SQLite connection was already released"));

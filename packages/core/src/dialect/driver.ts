@@ -46,6 +46,11 @@ export interface DriverRowStream {
 export interface DriverConnection {
   query(query: DriverQuery): Promise<DriverResult>;
   /**
+   * Synchronous drivers (SQLite) may run a statement at once and return its result, throwing on
+   * failure: a transaction with nothing else in flight uses it, so a statement costs no promise.
+   */
+  queryNow?(query: DriverQuery): DriverResult;
+  /**
    * Streams a select's rows with bounded memory (contract 3; optional: without it, stream() throws
    * UnsupportedFeatureError). While the stream is open the driver may refuse other statements on the
    * connection with a StreamOpenError (SQLite, mysql2: one result set at a time).

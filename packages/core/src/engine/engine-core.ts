@@ -188,6 +188,21 @@ export class EngineCore {
     return result === undefined ? undefined : this.#decoded<R>(result, compiled, started, false);
   }
 
+  /**
+   * Runs a compiled statement on a synchronous connection (`queryNow`) and returns its result; a
+   * failure is thrown, wrapped. The same timing, event, error wrapping and decoding as run().
+   */
+  runSync<R>(connection: DriverConnection & Required<Pick<DriverConnection, "queryNow">>, compiled: CompiledQuery): ExecutedQuery<R> {
+    const started = this.settings.onQuery ? performance.now() : 0;
+    let result: DriverResult;
+    try {
+      result = connection.queryNow(this.driverQuery(compiled));
+    } catch (error) {
+      throw this.#failed(error, compiled, started, true);
+    }
+    return this.#decoded<R>(result, compiled, started, true);
+  }
+
   driverQuery(compiled: CompiledQuery): DriverQuery {
     const { columns } = compiled;
     return {

@@ -23,8 +23,8 @@ export class QueryResult<R> implements PromiseLike<ExecutedQuery<R>> {
     this.#start = start;
   }
 
-  /** A result whose statement is already under way (or done): nothing runs on first use. */
-  static issued<R>(run: Promise<ExecutedQuery<R>>): QueryResult<R> {
+  /** A result whose statement is already under way (or done, its result given): nothing runs on first use. */
+  static issued<R>(run: Promise<ExecutedQuery<R>> | ExecutedQuery<R>): QueryResult<R> {
     const result = new QueryResult<R>(startedElsewhere);
     result.#run = run;
     return result;

@@ -152,7 +152,7 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
   override execute(query: Executable<unknown> | Expression<any>): QueryResult<any> {
     // Built and validated now, so bad input throws at the call site; issued at once, in order.
     const node = toNode(query);
-    let run: Promise<ExecutedQuery<unknown>>;
+    let run: Promise<ExecutedQuery<unknown>> | ExecutedQuery<unknown>;
     try {
       run = this.runCompiled(this.core.compiler.compile(node));
     } catch (error) {
@@ -161,9 +161,44 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
     return QueryResult.issued(run);
   }
 
-  runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
+  /**
+   * Issues the statement: its result, when a synchronous connection ran it at once (nothing else was
+   * in flight, so it runs after everything issued before it, as the queue would run it), or a promise
+   * of it. May throw a refusal decided at issue.
+   */
+  runCompiled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> | ExecutedQuery<R> {
     this.#refuseIssue();
+    const lane = this.#lane;
+    if (lane.inFlight === 0 && lane.connection.queryNow !== undefined) return this.#runAtOnce<R>(compiled);
     return this.#enqueue(() => this.core.run<R>(this.connection, compiled, true), true);
+  }
+
+  /**
+   * The queue's work for a statement sent at once, without its promises: the refusal after an earlier
+   * failure, the failure recorded for this level, the idle clock. A failure comes back as a rejected
+   * promise that, like a queued one, cannot crash the process unawaited.
+   */
+  #runAtOnce<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> | ExecutedQuery<R> {
+    const lane = this.#lane;
+    const doom = this.#doom();
+    if (doom !== undefined) return quietly(refusedAfter(doom));
+    try {
+      const result = this.core.runSync<R>(lane.connection as SyncConnection, compiled);
+      if (this.#watchesIdle) lane.idleSince = performance.now();
+      return result;
+    } catch (error) {
+      if (this.#watchesIdle) lane.idleSince = performance.now();
+      if (QueryError.isInstance(error)) {
+        this.#failure ??= error;
+        return quietly(error);
+      }
+      return Promise.reject(error);
+    }
+  }
+
+  /** Whether the idle guard reads `idleSince` (idleInTransactionTimeoutMs is set). */
+  get #watchesIdle(): boolean {
+    return this.core.settings.idleInTransactionTimeoutMs > 0;
   }
 
   /** Refusals decided when the statement is issued: nothing is queued. */
@@ -196,14 +231,7 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
       if (lane.expired !== undefined) return Promise.reject(lane.expired);
       if (lane.lost !== undefined) return Promise.reject(lane.lost);
       const doom = checked ? this.#doom() : undefined;
-      if (doom !== undefined) {
-        return Promise.reject(
-          new TransactionFailedError(
-            "Not sent: an earlier statement of this transaction failed, so the transaction will be rolled back (see cause).",
-            doom,
-          ),
-        );
-      }
+      if (doom !== undefined) return Promise.reject(refusedAfter(doom));
       return send();
     };
     const started = lane.inFlight === 0 || lane.tail === undefined ? start() : lane.tail.then(start, start);
@@ -286,6 +314,22 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
     await this.#control(compiler.rollbackToSavepointSql(name), false);
     await this.#control(compiler.releaseSavepointSql(name), false);
   }
+}
+
+type SyncConnection = DriverConnection & Required<Pick<DriverConnection, "queryNow">>;
+
+function refusedAfter(doom: QueryError): TransactionFailedError {
+  return new TransactionFailedError(
+    "Not sent: an earlier statement of this transaction failed, so the transaction will be rolled back (see cause).",
+    doom,
+  );
+}
+
+/** A rejection the transaction reports itself (see #enqueue): unawaited, it must not crash the process. */
+function quietly(error: unknown): Promise<never> {
+  const rejected = Promise.reject(error);
+  rejected.catch(noop);
+  return rejected;
 }
 
 const EMPTY: ExecutedQuery<never> = Object.freeze({ rows: [], rowsAffected: 0 }) as ExecutedQuery<never>;

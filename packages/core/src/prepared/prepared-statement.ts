@@ -86,7 +86,7 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
       // As tx.execute does: issued at once, in order with the transaction's other statements. A
       // transaction exists only once the engine is ready, so the current compiler is the final one.
       const bound = this.#bind(this.#current(), values);
-      let run: Promise<ExecutedQuery<R>>;
+      let run: Promise<ExecutedQuery<R>> | ExecutedQuery<R>;
       try {
         run = executor.runCompiled<R>(bound);
       } catch (error) {
