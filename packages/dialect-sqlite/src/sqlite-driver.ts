@@ -295,8 +295,8 @@ export class SqliteDriver implements Driver {
     const db = this.#open();
     const statement = this.#prepare(db, query.sql);
     if (!statement) return this.#script(db, query);
-    // One array argument: better-sqlite3 binds its items in order, without spreading hundreds of arguments.
     const params = query.params as unknown[];
+    const spread = spreadable(params);
     // Each mode switch is a native call: made only when this statement last ran in the other mode.
     const safe = query.wantsBigInt === true;
     const modes = statement as Statement & { [MODES]?: number };
@@ -307,14 +307,14 @@ export class SqliteDriver implements Driver {
         statement.safeIntegers(safe).raw(raw);
         modes[MODES] = mode;
       }
-      const rows = statement.all(params);
+      const rows = spread ? statement.all(...params) : statement.all(params);
       return { rows, rowsAffected: rows.length };
     }
     if (modes[MODES] !== (safe ? 1 : 0)) {
       statement.safeIntegers(safe);
       modes[MODES] = safe ? 1 : 0;
     }
-    return { rows: [], rowsAffected: statement.run(params).changes };
+    return { rows: [], rowsAffected: (spread ? statement.run(...params) : statement.run(params)).changes };
   }
 
   /** The cached statement for `sql`, or undefined when `sql` holds several statements. */
@@ -363,6 +363,24 @@ export class SqliteDriver implements Driver {
     if (statement) (statement as Statement & { [MODES]?: number })[MODES] = 2;
     return row?.[0] ?? 0;
   }
+}
+
+/** Parameters passed as arguments of their own rather than in one array (see spreadable). */
+const MAX_SPREAD = 32;
+
+/**
+ * Whether a statement's parameters can be passed as separate arguments: better-sqlite3 binds those
+ * faster than the items of one array argument (which it reads one by one through the V8 API), and
+ * binds them the same way unless one is an array (spliced in) or another object (named parameters):
+ * such a list, and a long one (hundreds of arguments on the stack), goes as one array, as it always did.
+ */
+function spreadable(params: readonly unknown[]): boolean {
+  if (params.length > MAX_SPREAD) return false;
+  for (let i = 0; i < params.length; i++) {
+    const value = params[i];
+    if (typeof value === "object" && value !== null && !ArrayBuffer.isView(value)) return false;
+  }
+  return true;
 }
 
 /** better-sqlite3 checks the directory itself and throws a code-less TypeError: give it SQLite's code and the path. */
