@@ -7,6 +7,7 @@ import type { LoadFindings } from "./load-verify.js";
 export interface ServiceStats {
   readonly counts: Record<string, number>;
   readonly bugs: string[];
+  readonly unavailable: Record<string, number>;
 }
 
 export interface RestartRecovery extends RestartRecord {
@@ -31,6 +32,8 @@ export interface LoadReport {
   readonly distinctKeysSent: number;
   /** Answers by status, as the service counted them (including the final checks). */
   readonly serviceStatuses: Record<string, number>;
+  /** The service's 503s by the error kind behind them. */
+  readonly unavailableByKind: Record<string, number>;
   readonly kills: number;
   readonly terminatedBackends: number;
   readonly maxServiceConnectionsSeen: number;
@@ -65,6 +68,7 @@ export function formatLoadReport(report: LoadReport): string {
     `load: ${o.durationSec} s, ${o.connections} HTTP connections, service pool ${o.poolSize}, ${o.workers} workers`,
     `  throughput   ${report.requestsPerSecond.toFixed(0)} req/s (${report.requests} requests), latency p50 ${report.latencyP50Ms} ms, p99 ${report.latencyP99Ms} ms, max ${report.latencyMaxMs} ms`,
     `  statuses     ${JSON.stringify(report.statuses)} (non-2xx ${report.non2xx}; client errors ${report.clientErrors}, timeouts ${report.clientTimeouts})`,
+    `  503s by kind ${JSON.stringify(report.unavailableByKind)}`,
     `  faults       ${report.kills} worker SIGKILLs (${report.workerLives} worker lives), ${report.terminatedBackends} service backends terminated, ${report.restarts.length} restarts`,
     ...report.restarts.map(
       (r, i) =>

@@ -146,6 +146,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       clientTimeouts: result.timeouts,
       distinctKeysSent: client.sentKeys,
       serviceStatuses: stats.counts,
+      unavailableByKind: stats.unavailable,
       kills: chaos.kills,
       terminatedBackends: chaos.terminatedBackends,
       maxServiceConnectionsSeen: chaos.maxServiceConnections,

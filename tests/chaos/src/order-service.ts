@@ -29,6 +29,8 @@ export interface OrderService {
   /** Answers so far by status, and the messages of the 500s (at most 20). */
   readonly counts: Readonly<Record<number, number>>;
   readonly bugs: readonly string[];
+  /** The 503s by the error kind behind them (`pool-timeout`, `connection`, …). */
+  readonly unavailable: Readonly<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,11 @@ export function isRetryLater(error: unknown): boolean {
   return QueryError.isInstance(error) && (RETRY_LATER_KINDS.has(error.kind) || error.retryable);
 }
 
+function kindOf(error: unknown): string {
+  if (TransactionFailedError.isInstance(error)) return kindOf(error.cause);
+  return QueryError.isInstance(error) ? error.kind : "unknown";
+}
+
 export async function startOrderService(options: OrderServiceOptions): Promise<OrderService> {
   const engine = createEngine(options.url, {
     poolSize: options.poolSize,
@@ -48,6 +55,7 @@ export async function startOrderService(options: OrderServiceOptions): Promise<O
   });
   const counts: Record<number, number> = {};
   const bugs: string[] = [];
+  const unavailable: Record<string, number> = {};
   const answer = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     counts[status] = (counts[status] ?? 0) + 1;
     res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -95,7 +103,10 @@ export async function startOrderService(options: OrderServiceOptions): Promise<O
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) return res.destroy();
-      if (isRetryLater(error)) return answer(res, 503, { error: "temporarily unavailable" }, { "retry-after": "1" });
+      if (isRetryLater(error)) {
+        unavailable[kindOf(error)] = (unavailable[kindOf(error)] ?? 0) + 1;
+        return answer(res, 503, { error: "temporarily unavailable" }, { "retry-after": "1" });
+      }
       if (bugs.length < 20) bugs.push(String(error));
       answer(res, 500, { error: "internal error" });
     });
@@ -110,6 +121,7 @@ export async function startOrderService(options: OrderServiceOptions): Promise<O
     engine,
     counts,
     bugs,
+    unavailable,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
