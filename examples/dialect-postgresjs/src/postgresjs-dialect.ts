@@ -25,6 +25,11 @@ export const postgresJsCapabilities = defineCapabilities({
   fullJoin: true,
   nullsOrder: true,
   exactDecimalAggregates: true,
+  windowFunctions: true,
+  windowGroups: true,
+  windowRangeOffset: true,
+  windowOffsetDefault: true,
+  windowsPerSelect: Number.MAX_SAFE_INTEGER,
   maxParams: 65535,
 });
 

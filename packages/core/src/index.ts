@@ -62,6 +62,18 @@ export type {
   TemplateNode,
   ValueNode,
 } from "./ast/value-node.js";
+export type {
+  FrameBoundKind,
+  FrameBoundNode,
+  FrameUnit,
+  OffsetFunctionNode,
+  RankingFunctionNode,
+  WindowFrameNode,
+  WindowFunctionNode,
+  WindowKeyNode,
+  WindowNode,
+  WindowSpecNode,
+} from "./ast/window-node.js";
 export type { SetPart } from "./builder/compound-builder.js";
 export { CompoundBuilder } from "./builder/compound-builder.js";
 export type { Condition } from "./builder/condition.js";
@@ -163,3 +175,15 @@ export type {
   WithSource,
 } from "./types/query-types.js";
 export type { CompoundRow, CteModel, CteSource, MatchingColumns, SameColumns } from "./types/set-types.js";
+export type {
+  AggregateWindow,
+  FrameBound,
+  OffsetOptions,
+  OrderedWindow,
+  WindowableAggregate,
+  WindowExpression,
+  WindowFrame,
+  WindowFunction,
+  WindowKey,
+  WindowOrderItem,
+} from "./types/window-types.js";

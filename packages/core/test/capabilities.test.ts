@@ -41,7 +41,8 @@ describe("defineCapabilities", () => {
     expect(caps.returningUpdate).toBe(false);
     expect(caps.maxParams).toBe(safeCapabilities.maxParams);
     expect(Object.isFrozen(caps)).toBe(true);
-    expect(Object.values({ ...safeCapabilities, maxParams: false }).every((v) => v === false)).toBe(true);
+    expect(Object.values({ ...safeCapabilities, maxParams: false, windowsPerSelect: false }).every((v) => v === false)).toBe(true);
+    expect(safeCapabilities.windowsPerSelect).toBe(1);
   });
 });
 

@@ -59,6 +59,13 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     intersectAll: maria ? atLeast(server, 10, 5) : atLeast(server, 8, 0, 31),
     exceptAll: maria ? atLeast(server, 10, 5) : atLeast(server, 8, 0, 31),
     parenthesizedSetParts: true,
+    windowFunctions: maria ? atLeast(server, 10, 2) : mysql8,
+    // Neither server has GROUPS frames; MariaDB's LAG/LEAD take no default (the compiler writes a CASE).
+    windowGroups: false,
+    windowRangeOffset: maria ? atLeast(server, 10, 2) : mysql8,
+    windowOffsetDefault: mysql8,
+    // MariaDB 10.11.19 computes some selects with several windows wrongly; MySQL 8 is unmeasured here.
+    windowsPerSelect: 1,
     // The prepared-statement protocol counts parameters in 16 bits.
     maxParams: 65535,
   });

@@ -33,6 +33,12 @@ export const postgresCapabilities = defineCapabilities({
   intersectAll: true,
   exceptAll: true,
   parenthesizedSetParts: true,
+  // GROUPS frames and RANGE offsets since PostgreSQL 11; the suite's oldest server is 15.
+  windowFunctions: true,
+  windowGroups: true,
+  windowRangeOffset: true,
+  windowOffsetDefault: true,
+  windowsPerSelect: Number.MAX_SAFE_INTEGER,
   maxParams: 65535,
 });
 

@@ -42,6 +42,11 @@ export const sqliteCapabilities = defineCapabilities({
   intersectAll: false,
   exceptAll: false,
   parenthesizedSetParts: false,
+  windowFunctions: true,
+  windowGroups: true,
+  windowRangeOffset: true,
+  windowOffsetDefault: true,
+  windowsPerSelect: Number.MAX_SAFE_INTEGER,
   maxParams: 32766,
 });
 
@@ -51,6 +56,8 @@ const SINCE: ReadonlyArray<readonly [version: string, without: Partial<DialectCa
   ["3.24.0", { conflictTarget: false, conflictTargetWhere: false }],
   ["3.39.0", { rightJoin: false, fullJoin: false }],
   ["3.30.0", { nullsOrder: false }],
+  ["3.28.0", { windowGroups: false, windowRangeOffset: false }],
+  ["3.25.0", { windowFunctions: false, windowOffsetDefault: false }],
   // SQLITE_MAX_VARIABLE_NUMBER's default before 3.32.0.
   ["3.32.0", { maxParams: 999 }],
 ];

@@ -1,5 +1,6 @@
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
 import type { SelectNode } from "./statement-node.js";
+import type { WindowNode } from "./window-node.js";
 
 /** A JavaScript value bound as a parameter. `column` tells the dialect how to encode it. */
 export interface ParamNode {
@@ -103,7 +104,8 @@ export type ExpressionNode =
   | ScalarSubqueryNode
   | ExistsNode
   | OutputColumnNode
-  | PlaceholderNode;
+  | PlaceholderNode
+  | WindowNode;
 export type ValueNode = ParamNode | ExpressionNode;
 
 // ---- factories: the only places a value node is made; each returns a frozen node ---------------

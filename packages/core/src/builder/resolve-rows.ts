@@ -11,6 +11,7 @@ import { fieldNames, isPlainRecord } from "./resolve-set.js";
 import type { RowReader } from "./row-reader.js";
 import { rowReader } from "./row-reader.js";
 import { acceptKind, fits, valueAccepter } from "./value-accepter.js";
+import { refuseWindowValue } from "./window-rules.js";
 
 export interface ResolvedRows {
   readonly columns: readonly ColumnMeta[];
@@ -132,6 +133,7 @@ function anyRows(table: TableMeta, rows: readonly unknown[]): ResolvedRows {
       if (value === undefined && Object.hasOwn(row, column.field)) throw undefinedField(table, i, column.field);
       // Only objects can be expressions: strings and numbers skip the brand test.
       const found = typeof value === "object" && value !== null ? expressionNode(value) : undefined;
+      if (found) refuseWindowValue(found, `insert(${table.model.name}).values row ${i}`);
       const node = found && placeAt(found, column, `insert(${table.model.name}).values row ${i}`, !column.notNull);
       const cell = node ?? cellFor(column, value, table, i);
       if (node !== undefined || (value === undefined && column.default?.kind === "expression")) {

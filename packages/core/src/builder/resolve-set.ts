@@ -6,6 +6,7 @@ import { placeAt } from "../prepared/placeholder.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { columnOf } from "../schema/table-meta.js";
 import { resolveValue } from "./resolve-value.js";
+import { refuseWindowValue } from "./window-rules.js";
 
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
@@ -49,6 +50,7 @@ function resolveAssignments(table: TableMeta, input: unknown, where: string): As
     const value = input[field];
     const node = expressionNode(value);
     if (node?.kind === "excluded") columnOf(table, node.field, `${where}: sql.excluded`);
+    if (node !== undefined) refuseWindowValue(node, where || `set ${field}`);
     const placed = node === undefined ? resolveValue(column, value, where) : placeAt(node, column, where, !column.notNull);
     assignments.push(Object.freeze({ column, value: placed }));
   }

@@ -22,6 +22,7 @@ import { isOperator } from "./op.js";
 import { fieldNames } from "./resolve-set.js";
 import { resolveValue } from "./resolve-value.js";
 import { isSubquery } from "./subquery.js";
+import { refuseWindowValue } from "./window-rules.js";
 
 type Table = Pick<TableMeta, "model" | "name" | "byField">;
 
@@ -70,7 +71,10 @@ function label(where: string, separator: string, part: string | number, after = 
 
 function resolveCondition(table: Table, input: unknown, where: string): ConditionNode {
   const expression = expressionNode(input);
-  if (expression) return expressionConditionNode(expression);
+  if (expression) {
+    refuseWindowValue(expression, where || "where");
+    return expressionConditionNode(expression);
+  }
   if (isCondition(input)) {
     const items = input.items.map((item) => resolveCondition(table, item, where));
     if (input.op === "not") return notNode(items[0] as ConditionNode);
@@ -144,7 +148,9 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
           `${at}: the pattern ends in the escape character \\, which escapes nothing; write \\\\ for a literal backslash`,
         );
       }
-      const value = expressionNode(operand) ?? paramNode(operand);
+      const pattern = expressionNode(operand);
+      if (pattern) refuseWindowValue(pattern, at || "where");
+      const value = pattern ?? paramNode(operand);
       return compareNode(column, COMPARE[op] as CompareOperator, value, plain);
     }
     case "isNull":

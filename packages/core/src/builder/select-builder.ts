@@ -36,7 +36,7 @@ import { queryHelpers } from "./query-helpers.js";
 import { refColumn, scopeOf } from "./query-scope.js";
 import { resolveFields } from "./resolve-fields.js";
 import { resolveWhere } from "./resolve-where.js";
-import { addJoin, allColumns, checkLock, resolveGroupBy, resolveHaving, resolveSelections, withParts } from "./select-parts.js";
+import { addJoin, allColumns, checkSelect, resolveGroupBy, resolveHaving, resolveSelections, withParts } from "./select-parts.js";
 import type { Subquery } from "./subquery.js";
 import { makeSubquery, markSubquery } from "./subquery.js";
 
@@ -311,7 +311,7 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
   }
 
   #locked(node: SelectNode): SelectBuilder<any, any, any> {
-    checkLock(node);
+    checkSelect(node);
     return new SelectBuilder(node, FRESH);
   }
 }

@@ -17,6 +17,8 @@ import { isQualified, refColumn, scopeOf } from "./query-scope.js";
 import { fieldNames, isPlainRecord } from "./resolve-set.js";
 import { resolveWhere } from "./resolve-where.js";
 import { aggregateResult, conversionNameOf, internColumns, resultColumn } from "./result-columns.js";
+import { windowResult } from "./window-helpers.js";
+import { checkWindowGrouping, refuseWindowsInHaving, refuseWindowsWithLock } from "./window-rules.js";
 
 export type PartsChange = Partial<Omit<QueryParts, "kind">>;
 
@@ -95,6 +97,8 @@ export function resolveSelections(scope: QueryScope | SelectNode["table"], spec:
         return selectionNode(key, node, aggregateResult(node.fn, node.column, key, at));
       case "sourceColumn":
         return selectionNode(key, node, resultColumn(node.column, key, node.column.kind, false, conversionNameOf(node.column)));
+      case "window":
+        return selectionNode(key, node, windowResult(node, key, at));
       case "scalarSubquery": {
         const inner = node.select.columns[0] as ColumnMeta;
         return selectionNode(key, node, resultColumn(inner, key, inner.kind, false, conversionNameOf(inner)));
@@ -121,12 +125,20 @@ export function resolveHaving(node: SelectNode, input: unknown): ConditionNode {
   const selections = node.parts?.selections;
   if (!selections) throw new ValidationError("having: call .columns({...}) first; having filters on the projection's keys");
   const byField = new Map(selections.map((s) => [s.key, s.result]));
-  return resolveWhere({ model: node.table.model, name: node.table.name, byField }, input, "having");
+  const having = resolveWhere({ model: node.table.model, name: node.table.name, byField }, input, "having");
+  refuseWindowsInHaving(having, selections);
+  return having;
 }
 
 /** True when any selection is an aggregate. */
 export function aggregates(parts: QueryParts | undefined): boolean {
   return parts?.selections?.some((s) => s.value.kind === "aggregate") ?? false;
+}
+
+/** The rules a select's parts must keep together, checked on every change: windows over groups, locks. */
+export function checkSelect(node: SelectNode): void {
+  if (node.parts) checkWindowGrouping(node.parts);
+  checkLock(node);
 }
 
 /**
@@ -156,6 +168,7 @@ export function checkLock(node: SelectNode): void {
     throw new ValidationError(
       `${what} cannot lock the rows behind an aggregate. Lock the rows in a select without aggregates, then count.`,
     );
+  refuseWindowsWithLock(parts, what);
   const nullable = nullableAliases(parts);
   const locked = lock.of.length > 0 ? lock.of : [parts.root?.alias, ...parts.joins.map((j) => j.source.alias)];
   const computed = [parts.root, ...parts.joins.map((j) => j.source)].find((s) => s?.table.cte && locked.includes(s.alias));

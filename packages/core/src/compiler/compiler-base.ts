@@ -1,5 +1,6 @@
 import type { SelectNode } from "../ast/statement-node.js";
 import type { AggregateNode, PlaceholderNode, ValueNode } from "../ast/value-node.js";
+import type { WindowNode } from "../ast/window-node.js";
 import type { ValueCodec } from "../codec/value-codec.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
@@ -39,6 +40,9 @@ export abstract class CompilerBase {
 
   /** A SELECT (written by the statement layer), for subqueries. */
   protected abstract select(node: SelectNode, ctx: CompileContext): string;
+
+  /** `fn(...) OVER (...)` (written by the window layer). */
+  protected abstract window(node: WindowNode, ctx: CompileContext): string;
 
   /** Throws UnsupportedFeatureError naming this dialect, the feature and the way out. */
   unsupported(feature: string, hint: string): never {
@@ -81,10 +85,13 @@ export abstract class CompilerBase {
     return this.select(select, this.unqualified(ctx));
   }
 
-  /** COUNT / SUM / AVG / MIN / MAX, computed alike on every database (see builder/result-columns). */
-  protected aggregate(node: AggregateNode, ctx: CompileContext): string {
+  /**
+   * COUNT / SUM / AVG / MIN / MAX, computed alike on every database (see builder/result-columns).
+   * `over` (` OVER (...)`, from the window layer) follows every aggregate call the value is made of.
+   */
+  protected aggregate(node: AggregateNode, ctx: CompileContext, over = ""): string {
     const column = node.column;
-    if (column === undefined) return "COUNT(*)";
+    if (column === undefined) return `COUNT(*)${over}`;
     const arg = this.column(column, ctx);
     if (column.kind === "numeric" && (node.fn === "sum" || node.fn === "avg") && !this.capabilities.exactDecimalAggregates) {
       this.unsupported(
@@ -94,16 +101,18 @@ export abstract class CompilerBase {
     }
     switch (node.fn) {
       case "count":
-        return node.distinct ? `COUNT(DISTINCT ${arg})` : `COUNT(${arg})`;
+        return node.distinct ? `COUNT(DISTINCT ${arg})${over}` : `COUNT(${arg})${over}`;
       case "sum":
-        return `SUM(${arg})`;
+        return `SUM(${arg})${over}`;
       case "avg":
         // Numeric: exact, rounded at 30 places on every database (each has its own scale for AVG);
         // integers and reals: in double precision everywhere (MySQL's AVG of integers is a 4-place decimal).
-        return column.kind === "numeric" ? `ROUND(CAST(SUM(${arg}) AS DECIMAL(65, 30)) / COUNT(${arg}), 30)` : `AVG(${this.floatSql(arg)})`;
+        return column.kind === "numeric"
+          ? `ROUND(CAST(SUM(${arg})${over} AS DECIMAL(65, 30)) / COUNT(${arg})${over}, 30)`
+          : `AVG(${this.floatSql(arg)})${over}`;
       case "min":
       case "max":
-        return column.kind === "enum" ? this.enumExtremeSql(node.fn, column, arg) : `${node.fn.toUpperCase()}(${arg})`;
+        return column.kind === "enum" ? this.enumExtremeSql(node.fn, column, arg, over) : `${node.fn.toUpperCase()}(${arg})${over}`;
       default:
         return exhaustive(node.fn);
     }
@@ -114,12 +123,12 @@ export abstract class CompilerBase {
    * positions, mapped back to the member. Each database's own MIN compares the text instead (in the
    * column's collation, which on PostgreSQL is the database's), and MySQL's does so even for ENUM.
    */
-  protected enumExtremeSql(fn: "min" | "max", column: ColumnMeta, arg: string): string {
+  protected enumExtremeSql(fn: "min" | "max", column: ColumnMeta, arg: string, over = ""): string {
     const values = column.enumValues ?? [];
     let rank = `CASE ${arg}`;
     let member = `CASE ${fn.toUpperCase()}(`;
     for (let i = 0; i < values.length; i++) rank += ` WHEN ${this.literal(values[i], undefined)} THEN ${i}`;
-    member += `${rank} END)`;
+    member += `${rank} END)${over}`;
     for (let i = 0; i < values.length; i++) member += ` WHEN ${i} THEN ${this.literal(values[i], undefined)}`;
     return `${member} END`;
   }
@@ -189,6 +198,8 @@ export abstract class CompilerBase {
         return `${node.negated ? "NOT EXISTS" : "EXISTS"} (${this.subquery(node.select, ctx)})`;
       case "outputColumn":
         return this.quoteIdentifier(node.key);
+      case "window":
+        return this.window(node, ctx);
       default:
         return exhaustive(node);
     }

@@ -62,6 +62,20 @@ export interface DialectCapabilities {
    * UNION ...`; without it (SQLite) the compiler reads such a part from a derived table.
    */
   readonly parenthesizedSetParts: boolean;
+  /** Window functions, `fn(...) OVER (...)` (MariaDB 10.2, MySQL 8, SQLite 3.25). */
+  readonly windowFunctions: boolean;
+  /** `GROUPS` window frames (PostgreSQL 11, SQLite 3.28; not MySQL/MariaDB). */
+  readonly windowGroups: boolean;
+  /** `RANGE` frames with an offset, `RANGE BETWEEN 5 PRECEDING AND CURRENT ROW` (PostgreSQL 11, SQLite 3.28, MariaDB, MySQL 8). */
+  readonly windowRangeOffset: boolean;
+  /** `LAG(x, n, default)` / `LEAD(...)` with a default (not MariaDB; the compiler writes a CASE there). */
+  readonly windowOffsetDefault: boolean;
+  /**
+   * Most distinct windows (`OVER (...)` specifications) one select may hold; functions sharing one
+   * window count once. MariaDB 10.11.19 computes some selects with three windows wrongly (a running
+   * sum in another window's order), so MySQL/MariaDB take one.
+   */
+  readonly windowsPerSelect: number;
   /** Most bound parameters one statement may carry. */
   readonly maxParams: number;
 }
@@ -96,6 +110,11 @@ export const safeCapabilities: DialectCapabilities = Object.freeze({
   intersectAll: false,
   exceptAll: false,
   parenthesizedSetParts: false,
+  windowFunctions: false,
+  windowGroups: false,
+  windowRangeOffset: false,
+  windowOffsetDefault: false,
+  windowsPerSelect: 1,
   maxParams: 999,
 });
 

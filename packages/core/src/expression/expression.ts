@@ -37,6 +37,16 @@ export function brandExpression<T>(node: ExpressionNode): Expression<T> {
   return new BrandedExpression(Object.freeze(node)) as unknown as Expression<T>;
 }
 
+/**
+ * An expression with methods of its own (an aggregate's `over`): the same brand and prototype, the
+ * methods as frozen own properties.
+ */
+export function brandExpressionWith<T, M extends object>(node: ExpressionNode, methods: M): Expression<T> & M {
+  const expression = Object.create(BrandedExpression.prototype) as { node: ExpressionNode };
+  expression.node = Object.freeze(node);
+  return Object.freeze(Object.assign(expression, methods)) as unknown as Expression<T> & M;
+}
+
 export function isExpression(value: unknown): value is Expression {
   if (typeof value !== "object" || value === null) return false;
   const proto = Object.getPrototypeOf(value);

@@ -1,6 +1,7 @@
 import type { Condition } from "../builder/condition.js";
 import type { Expression } from "../expression/expression.js";
 import type { ColumnValue, FieldCondition, FieldOf, RowOf, Simplify } from "./model-types.js";
+import type { WindowExpression } from "./window-types.js";
 
 /** One named source of a query: its model instance type, and whether an outer join can make it null. */
 export interface Source<I = any, N extends boolean = boolean> {
@@ -41,12 +42,12 @@ export type QueryWhereInput<I, S extends Sources> = { [K in RefOf<I, S>]?: Field
 /** Anything a joined select's `.where()` / a join's `on` takes. */
 export type QueryWhereArg<I, S extends Sources> = QueryWhereInput<I, S> | Condition<any> | Expression<any>;
 
-/** A computed projection: each key a reference, or an expression (an aggregate, a subquery, a column). */
-export type SelectionSpec<I, S extends Sources> = Record<string, RefOf<I, S> | Expression<any>>;
+/** A computed projection: each key a reference, or an expression (an aggregate, a subquery, a column, a window function). */
+export type SelectionSpec<I, S extends Sources> = Record<string, RefOf<I, S> | Expression<any> | WindowExpression<any>>;
 
 /** The row a projection makes. */
 export type SelectionRow<I, S extends Sources, P> = Simplify<{
-  -readonly [K in keyof P]: P[K] extends Expression<infer T> ? T : RefValue<I, S, P[K]>;
+  -readonly [K in keyof P]: P[K] extends Expression<infer T> ? T : P[K] extends WindowExpression<infer W> ? W : RefValue<I, S, P[K]>;
 }>;
 
 /** The marker `.where()` etc. dispatch on: no named source yet. */

@@ -29,6 +29,11 @@ export const fullCapabilities = defineCapabilities({
   intersectAll: true,
   exceptAll: true,
   parenthesizedSetParts: true,
+  windowFunctions: true,
+  windowGroups: true,
+  windowRangeOffset: true,
+  windowOffsetDefault: true,
+  windowsPerSelect: Number.MAX_SAFE_INTEGER,
 });
 
 /** A test-only compiler: standard SQL from the base class, `?` placeholders, plain column types. */
