@@ -1,10 +1,20 @@
 import type { PoolConnection as CorePoolConnection, QueryError as MysqlQueryError } from "mysql2";
 import type { ExecuteValues, Pool, PoolOptions, ResultSetHeader } from "mysql2/promise";
 import mysql from "mysql2/promise";
-import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
+import type {
+  Driver,
+  DriverConfig,
+  DriverConnection,
+  DriverQuery,
+  DriverResult,
+  DriverRowStream,
+  DriverStreamOptions,
+} from "tempest-db-js";
+import { StreamOpenError } from "tempest-db-js";
 import { markNoWaitFailure, redactValues } from "./classify-mysql-error.js";
 import type { MysqlServerVersion } from "./mysql-server-version.js";
 import { parseServerVersion } from "./mysql-server-version.js";
+import { mysqlRowStream } from "./mysql-stream.js";
 
 const ER_LOCK_WAIT_TIMEOUT = 1205;
 /** How much later than the engine's idle guard the server's fires. */
@@ -28,6 +38,9 @@ function run(conn: CorePoolConnection, query: DriverQuery): Promise<Outcome> {
 class MysqlConnection implements DriverConnection {
   readonly #conn: CorePoolConnection;
   readonly #url: string;
+  /** The SQL of the stream reading on this connection: mysql2 runs one result set at a time. */
+  #streaming: string | undefined;
+  #destroyed = false;
 
   constructor(conn: CorePoolConnection, url: string) {
     this.#conn = conn;
@@ -40,6 +53,8 @@ class MysqlConnection implements DriverConnection {
    * (START TRANSACTION, SAVEPOINT, ...).
    */
   query(query: DriverQuery): Promise<DriverResult> {
+    // mysql2 would queue the statement behind the stream, which waits for the loop that waits for it.
+    if (this.#streaming !== undefined) return Promise.reject(new StreamOpenError("MySQL", this.#streaming));
     let pending: Promise<Outcome>;
     try {
       pending = run(this.#conn, query);
@@ -49,6 +64,24 @@ class MysqlConnection implements DriverConnection {
     return pending.then(toDriverResult, (error: unknown) => {
       if ((error as { errno?: unknown }).errno === ER_LOCK_WAIT_TIMEOUT && /\bNOWAIT\b/i.test(query.sql)) markNoWaitFailure(error);
       throw scrub(error);
+    });
+  }
+
+  /** A text-protocol stream (see mysqlRowStream); its statement starts on the first batch. */
+  stream(query: DriverQuery, options: DriverStreamOptions): DriverRowStream {
+    return mysqlRowStream(this.#conn, query, options, {
+      started: () => {
+        if (this.#streaming !== undefined) throw new StreamOpenError("MySQL", this.#streaming);
+        this.#streaming = query.sql;
+      },
+      ended: () => {
+        this.#streaming = undefined;
+      },
+      failed: (error) => {
+        // mysql2 copies the SQL it sent, values formatted in, to err.sql: put the placeholders back.
+        if (error instanceof Error && "sql" in error) (error as { sql: unknown }).sql = query.sql;
+        return scrub(error);
+      },
     });
   }
 
@@ -63,8 +96,12 @@ class MysqlConnection implements DriverConnection {
   }
 
   release(broken?: boolean): void {
-    if (broken) this.#conn.destroy();
-    else this.#conn.release();
+    if (this.#destroyed) return;
+    // A stream stopped half-way destroyed the connection already (mysql2 has no other way).
+    if (broken || this.#streaming !== undefined) {
+      this.#destroyed = true;
+      this.#conn.destroy();
+    } else this.#conn.release();
   }
 }
 

@@ -4,7 +4,7 @@ import { insert } from "../builder/insert-builder.js";
 import { select } from "../builder/select-builder.js";
 import type { Engine } from "../engine/engine.js";
 import type { QueryEvent } from "../engine/query-event.js";
-import { ValidationError } from "../errors.js";
+import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { sql } from "../expression/sql.js";
 import { fullValues } from "./conformance-behaviour.js";
 import { ConformanceValue } from "./conformance-models.js";
@@ -40,7 +40,25 @@ async function collect<R>(rows: AsyncIterable<R>): Promise<R[]> {
  * order and decoded the same way as `.all()`, for any batch size; an early exit that frees the
  * connection; a stream on a transaction that sees the transaction's writes.
  */
-export function streamTests(engineOf: () => Engine, makeEngine: (options: { onQuery?: (event: QueryEvent) => void }) => Engine): void {
+export function streamTests(
+  engineOf: () => Engine,
+  makeEngine: (options: { onQuery?: (event: QueryEvent) => void }) => Engine,
+  streams = true,
+): void {
+  if (!streams) {
+    it("stream() is refused with UnsupportedFeatureError: this dialect's driver has no stream()", async () => {
+      const error = await collect(engineOf().stream(select(ConformanceValue))).catch((e: unknown) => e);
+      expect(UnsupportedFeatureError.isInstance(error)).toBe(true);
+      expect((error as UnsupportedFeatureError).feature).toContain("streaming");
+      // The connection it took went back: the engine goes on.
+      expect(
+        await engineOf()
+          .execute(select(ConformanceValue).where({ id: -1 }))
+          .all(),
+      ).toEqual([]);
+    });
+    return;
+  }
   describe("streams", () => {
     const seed = async (engine: Engine) => {
       await engine.execute(deleteFrom(ConformanceValue).allRows()).rowsAffected();

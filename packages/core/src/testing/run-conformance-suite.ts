@@ -13,6 +13,7 @@ import { cteQueryTests } from "./conformance-cte-queries.js";
 import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
 import { queryTests } from "./conformance-queries.js";
 import { queryOrderTests } from "./conformance-query-order.js";
+import { streamTests } from "./conformance-streams.js";
 
 /** What a dialect compiles a case to, or the feature it refuses (a substring of UnsupportedFeatureError.feature). */
 export type ExpectedStatement = { readonly sql: string; readonly params: readonly unknown[] } | { readonly unsupported: string };
@@ -24,6 +25,11 @@ export interface ConformanceTarget {
   /** Pass the dialect explicitly (third-party dialects); otherwise the URL scheme picks it. */
   readonly dialect?: Dialect;
   readonly engineOptions?: EngineOptions;
+  /**
+   * `false` for a dialect whose driver has no `stream()` (optional in contract 3): the suite then
+   * checks that stream() is refused with UnsupportedFeatureError instead of reading rows.
+   */
+  readonly streams?: boolean;
   /** Every case, with the exact SQL text and parameters this dialect must produce. */
   readonly expected: Readonly<Record<ConformanceCaseId, ExpectedStatement>>;
 }
@@ -76,6 +82,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
     queryTests(() => engine);
     queryOrderTests(() => engine);
     cteQueryTests(() => engine);
+    streamTests(() => engine, makeEngine, target.streams ?? true);
   });
 }
 
