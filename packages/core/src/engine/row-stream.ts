@@ -1,5 +1,6 @@
 import type { StatementNode } from "../ast/statement-node.js";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
+import { exhaustive } from "../compiler/compiler-base.js";
 import type { DriverConnection, DriverRowStream } from "../dialect/driver.js";
 import type { QueryError } from "../errors.js";
 import { StreamOpenError, ValidationError } from "../errors.js";
@@ -25,10 +26,24 @@ export function streamBatchSize(options: StreamOptions | undefined): number {
   return size;
 }
 
-/** Only statements that return rows can be streamed: a select, or raw SQL (which must be one). */
+/** Only queries can be streamed: a select, a set operation, or raw SQL (which must be one). */
 export function refuseUnstreamable(node: StatementNode): void {
-  if (node.kind !== "select" && node.kind !== "rawStatement") {
-    throw new ValidationError(`stream() reads the rows of a select; a ${node.kind} statement is run with execute()`);
+  switch (node.kind) {
+    case "select":
+    case "compound":
+    case "rawStatement":
+      return;
+    case "insert":
+    case "update":
+    case "delete":
+    case "createTable":
+    case "createIndex":
+    case "dropTable":
+    case "addColumn":
+    case "describeTable":
+      throw new ValidationError(`stream() reads the rows of a select; a ${node.kind} statement is run with execute()`);
+    default:
+      exhaustive(node);
   }
 }
 

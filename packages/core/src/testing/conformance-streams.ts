@@ -74,6 +74,11 @@ export function streamTests(
       const all = await engine.execute(query).all();
       expect(all).toHaveLength(ROWS);
       for (const batchSize of [7, 100, 1234, 5000]) expect(await collect(engine.stream(query, { batchSize }))).toEqual(all);
+      const union = select(ConformanceValue, ["id", "textValue"])
+        .where({ id: { lte: 10 } })
+        .unionAll(select(ConformanceValue, ["id", "textValue"]).where({ id: { gt: 1200 } }))
+        .orderBy("id");
+      expect(await collect(engine.stream(union, { batchSize: 9 }))).toEqual(await engine.execute(union).all());
       const raw = sql.raw(`SELECT 1 AS one, 'two' AS two`);
       expect(await collect(engine.stream(raw))).toEqual(await engine.execute(raw).all());
       const empty = select(ConformanceValue).where({ id: -1 });
