@@ -4,6 +4,7 @@ export { cteQueryTests } from "./conformance-cte-queries.js";
 export { ConformanceCustomer, ConformanceJob, ConformanceOrder, ConformanceValue, JOB_IDS, T0, T1 } from "./conformance-models.js";
 export { queryTests, shopCustomers, shopOrders } from "./conformance-queries.js";
 export { streamTests } from "./conformance-streams.js";
+export { windowTests } from "./conformance-windows.js";
 /** Print what a dialect compiles every case to: the starting point for a new dialect's expectations. */
 export { describeConformanceSql } from "./describe-conformance-sql.js";
 export { hostileStrings } from "./hostile-strings.js";

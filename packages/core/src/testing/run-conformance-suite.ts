@@ -14,6 +14,7 @@ import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
 import { queryTests } from "./conformance-queries.js";
 import { queryOrderTests } from "./conformance-query-order.js";
 import { streamTests } from "./conformance-streams.js";
+import { windowTests } from "./conformance-windows.js";
 
 /** What a dialect compiles a case to, or the feature it refuses (a substring of UnsupportedFeatureError.feature). */
 export type ExpectedStatement = { readonly sql: string; readonly params: readonly unknown[] } | { readonly unsupported: string };
@@ -80,6 +81,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
 
     behaviourTests(() => engine, makeEngine);
     queryTests(() => engine);
+    windowTests(() => engine);
     queryOrderTests(() => engine);
     cteQueryTests(() => engine);
     streamTests(() => engine, makeEngine, target.streams ?? true);
