@@ -281,13 +281,10 @@ export class SqliteDriver implements Driver {
       this.#streaming = { sql: query.sql, inTransaction: options.inTransaction };
       return rows;
     };
-    return sqliteRowStream(
-      start,
-      () => {
-        this.#streaming = undefined;
-      },
-      options.batchSize,
-    );
+    const end = () => {
+      this.#streaming = undefined;
+    };
+    return sqliteRowStream(start, end, options.batchSize, !options.inTransaction);
   }
 
   #run(query: DriverQuery): DriverResult {

@@ -4,21 +4,37 @@ import type { DriverRowStream } from "tempest-db-js";
  * One better-sqlite3 `iterate()` read a batch at a time. The statement starts on the first next(),
  * when every statement queued before it has run; until it ends, its connection is busy (the driver
  * refuses other statements with a StreamOpenError). `start` opens the iterator and `end` frees the
- * connection again; both are the driver's.
+ * connection again; both are the driver's. With `holdUntilClose` (a stream outside a transaction,
+ * which holds the engine's one connection until its loop ends) the connection counts as busy until
+ * close(), even once the last row was read: a statement in the loop body would otherwise wait for
+ * that connection forever.
  */
-export function sqliteRowStream(start: () => Iterator<unknown>, end: () => void, batchSize: number): DriverRowStream {
+export function sqliteRowStream(
+  start: () => Iterator<unknown>,
+  end: () => void,
+  batchSize: number,
+  holdUntilClose: boolean,
+): DriverRowStream {
   let rows: Iterator<unknown> | undefined;
   let done = false;
+  let held = false;
+  const release = (): void => {
+    if (!held) return;
+    held = false;
+    end();
+  };
   const finish = (): void => {
-    if (done) return;
     done = true;
-    if (rows !== undefined) end();
+    if (!holdUntilClose) release();
   };
   return {
     next(): Promise<readonly unknown[] | undefined> {
       if (done) return Promise.resolve(undefined);
       try {
-        rows ??= start();
+        if (rows === undefined) {
+          rows = start();
+          held = true;
+        }
         const batch: unknown[] = [];
         while (batch.length < batchSize) {
           const step = rows.next();
@@ -36,15 +52,13 @@ export function sqliteRowStream(start: () => Iterator<unknown>, end: () => void,
       }
     },
     close(): Promise<"closed"> {
-      if (!done && rows !== undefined) {
-        try {
-          // Resets the statement, which releases its read of the database.
-          rows.return?.();
-        } finally {
-          finish();
-        }
+      try {
+        // Resets the statement, which releases its read of the database.
+        if (!done && rows !== undefined) rows.return?.();
+      } finally {
+        done = true;
+        release();
       }
-      done = true;
       return Promise.resolve("closed");
     },
   };

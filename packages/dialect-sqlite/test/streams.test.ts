@@ -45,6 +45,23 @@ describe.each(targets)("streams on a %s database", (target) => {
     expect(await engine.execute(insert(Counter).values({ id: 9999, value: 1 })).rowsAffected()).toBe(1);
   });
 
+  it("a stream whose rows fit in one batch still refuses statements until its loop ends, instead of a wait that never ends", async () => {
+    const { engine } = db;
+    const few = select(Counter).where({ id: { lte: 2 } });
+    const refusals: unknown[] = [];
+    for await (const row of engine.stream(few)) {
+      // The driver has read every row already; the stream still holds the engine's one connection.
+      refusals.push(
+        await engine
+          .execute(select(Counter).where({ id: row.id }))
+          .all()
+          .catch((e: unknown) => e),
+      );
+    }
+    expect(refusals.map((e) => StreamOpenError.isInstance(e))).toEqual([true, true]);
+    expect(await engine.execute(few).all()).toHaveLength(2);
+  });
+
   it("inside a transaction, a statement on it while its stream reads is refused without failing the transaction", async () => {
     const { engine } = db;
     await engine.transaction(async (tx) => {
