@@ -31,7 +31,8 @@ for (const db of ["postgres", "mysql", "sqlite"]) {
   const b = await measure(db, large);
   const ratio = b.peakRssMiB / a.peakRssMiB;
   worst = Math.max(worst, ratio);
-  const line = (r: Report) => `${r.n.toLocaleString("en-US")} rows: peak RSS ${r.peakRssMiB.toFixed(1)} MiB (before ${r.rssBeforeMiB.toFixed(1)}), ${(r.n / (r.ms / 1000)).toFixed(0)} rows/s`;
+  const line = (r: Report) =>
+    `${r.n.toLocaleString("en-US")} rows: peak RSS ${r.peakRssMiB.toFixed(1)} MiB (before ${r.rssBeforeMiB.toFixed(1)}), ${(r.n / (r.ms / 1000)).toFixed(0)} rows/s`;
   console.log(`${db}: ${line(a)}; ${line(b)}; ratio ${ratio.toFixed(3)}`);
 }
 console.log(`worst ratio ${worst.toFixed(3)} (goal <= 1.2)`);
