@@ -12,7 +12,7 @@ import { UnsupportedFeatureError } from "tempest-db-js";
 import { readOptions } from "./postgres-driver-options.js";
 import { postgresRowStream } from "./postgres-stream.js";
 import { postgresTypeParsers } from "./postgres-types.js";
-import { isStalePlan, PreparedStatements } from "./prepared-statements.js";
+import { isStalePlan, mayRetry, PreparedStatements } from "./prepared-statements.js";
 
 class PostgresConnection implements DriverConnection {
   readonly #client: pg.PoolClient;
@@ -37,8 +37,14 @@ class PostgresConnection implements DriverConnection {
         query.rowMode === "array" ? this.#client.query({ ...config, rowMode: "array" }) : this.#client.query(config);
       if (name === undefined) return pending.then(toDriverResult);
       return pending.then(toDriverResult, (error: unknown) => {
-        if (isStalePlan(error)) this.#prepared?.rename(query.sql);
-        throw error;
+        if (!isStalePlan(error)) throw error;
+        this.#prepared?.rename(query.sql);
+        // Outside a transaction the failed statement changed nothing: run it once more, unnamed, so
+        // the server reads the current column types. Its answer, or its error, is the statement's.
+        if (!mayRetry(this.#client)) throw error;
+        const unnamed: pg.QueryConfig = { text: query.sql, values };
+        const retried = query.rowMode === "array" ? this.#client.query({ ...unnamed, rowMode: "array" }) : this.#client.query(unnamed);
+        return retried.then(toDriverResult);
       });
     } catch (error) {
       return Promise.reject(error);

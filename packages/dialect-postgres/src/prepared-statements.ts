@@ -15,9 +15,10 @@ interface ParsedStatements {
  *   prepared. Names come from a counter and are never reused for another text.
  * - Each connection keeps at most `perConnection` of them, least recently used dropped first with a
  *   `DEALLOCATE`, so the server's memory per connection stays bounded.
- * - When the server says a prepared plan went stale (a table was dropped and recreated with other
- *   types: "cached plan must not change result type"), that statement fails once, as it would on
- *   any driver that prepares, and the text gets a new name, so the next run prepares it afresh.
+ * - When a prepared statement went stale (a table was dropped and recreated with other types: the
+ *   result type changed, or the parameter types it was prepared with no longer fit), the text gets
+ *   a new name, so the next run prepares it afresh; outside a transaction the driver also runs the
+ *   failed statement once more, unnamed (see PostgresConnection.query).
  */
 export class PreparedStatements {
   readonly perConnection: number;
@@ -91,10 +92,34 @@ export class PreparedStatements {
   }
 }
 
-/** The server errors that mean a prepared statement must be parsed again, under a new name. */
+/**
+ * 26000: no such prepared statement; 42P05: the name already exists (a DEALLOCATE failed). And what
+ * parameter types fixed at PREPARE answer once the table's columns have other types: 42804 (datatype
+ * mismatch), 42883 (no operator for the old type), 42P18 (indeterminate type).
+ */
+const STALE_CODES: ReadonlySet<string> = new Set(["26000", "42P05", "42804", "42883", "42P18"]);
+
+/**
+ * The server errors of a named statement that mean it must be parsed again, under a new name: the
+ * ones above, "cached plan must not change result type" (0A000), and data exceptions (class 22: a
+ * value read as the type a parameter was prepared with, `date/time field value out of range: "0"`
+ * for an integer bound where a timestamp was). A genuine data error only costs the name.
+ */
 export function isStalePlan(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown };
-  // 26000: no such prepared statement; 42P05: the name already exists (a DEALLOCATE failed).
-  if (e?.code === "26000" || e?.code === "42P05") return true;
-  return e?.code === "0A000" && typeof e.message === "string" && /cached plan must not change result type/.test(e.message);
+  const code = e?.code;
+  if (typeof code !== "string") return false;
+  if (STALE_CODES.has(code) || code.startsWith("22")) return true;
+  return code === "0A000" && typeof e.message === "string" && /cached plan must not change result type/.test(e.message);
+}
+
+/**
+ * Whether a statement that just failed on `client` may run again: only when the connection is idle
+ * outside a transaction ("I"), so the failed statement was its own transaction, rolled back whole,
+ * and nothing else was lost with it. In a transaction the server has aborted it ("E"): the caller's
+ * rollback decides, and a retry would only fail with 25P02.
+ */
+export function mayRetry(client: unknown): boolean {
+  const status = (client as { getTransactionStatus?: () => unknown }).getTransactionStatus;
+  return typeof status === "function" && status.call(client) === "I";
 }
