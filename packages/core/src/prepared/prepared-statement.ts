@@ -17,6 +17,8 @@ import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { PlaceholderSpec, Placeholders, PlaceholderValues } from "./placeholder.js";
+import type { FastBinder } from "./fast-binder.js";
+import { fastBinder } from "./fast-binder.js";
 import { makePlaceholders } from "./placeholder.js";
 
 /** One compilation of the statement, for one compiler (the engine replaces its compiler once, when ready). */
@@ -32,6 +34,8 @@ interface Template {
   readonly nulInText: boolean;
   /** The compiled parameters, not frozen: V8 copies a frozen array ~20 times slower. */
   readonly params: readonly unknown[];
+  /** The generated binder for the usual values, when every slot's codec binds them unchanged. */
+  readonly fast: FastBinder | undefined;
 }
 
 /**
@@ -115,17 +119,16 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
   #compile(compiler: SqlCompiler): Template {
     const { compiled, slots } = compiler.compilePrepared(this.#node);
     const columns = slots.map((s) => s.node.column as ColumnMeta);
-    return {
-      compiler,
-      compiled,
-      slots,
-      names: slots.map((s) => s.node.name),
-      kinds: columns.map(acceptKind),
-      accepts: columns.map(valueAccepter),
-      asIs: columns.map((c) => compiler.codec.encodesAsIs(c)),
-      nulInText: compiler.capabilities.nulInText,
-      params: [...compiled.params],
-    };
+    const names = slots.map((s) => s.node.name);
+    const kinds = columns.map(acceptKind);
+    const accepts = columns.map(valueAccepter);
+    const asIs = columns.map((c) => compiler.codec.encodesAsIs(c));
+    const nulInText = compiler.capabilities.nulInText;
+    const params = [...compiled.params];
+    const fast = asIs.every(Boolean)
+      ? fastBinder({ names, kinds, accepts, indexes: slots.map((s) => s.index), declared: this.#names.length, params, nulInText })
+      : undefined;
+    return { compiler, compiled, slots, names, kinds, accepts, asIs, nulInText, params, fast };
   }
 
   #executor(on: Executor | undefined): BaseExecutor {
@@ -137,6 +140,11 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
   }
 
   #bind(template: Template, values: PlaceholderValues<S>): CompiledQuery {
+    const fast = template.fast?.(values);
+    if (fast !== undefined) {
+      const { compiled } = template;
+      return { sql: compiled.sql, params: fast, kind: compiled.kind, columns: compiled.columns };
+    }
     if (typeof values !== "object" || values === null || Array.isArray(values)) {
       throw new ValidationError(`execute: expects an object of placeholder values, got ${describe(values)}`);
     }
