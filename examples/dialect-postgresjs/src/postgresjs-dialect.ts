@@ -30,6 +30,14 @@ export const postgresJsCapabilities = defineCapabilities({
   windowRangeOffset: true,
   windowOffsetDefault: true,
   windowsPerSelect: Number.MAX_SAFE_INTEGER,
+  ctes: true,
+  recursiveCtes: true,
+  cteMaterialized: true,
+  dataModifyingCtes: true,
+  intersectExcept: true,
+  intersectAll: true,
+  exceptAll: true,
+  parenthesizedSetParts: true,
   maxParams: 65535,
 });
 

@@ -135,6 +135,60 @@ const expected: ConformanceTarget["expected"] = {
     sql: 'CREATE INDEX "tempest_conformance_jobs_due" ON "tempest_conformance_jobs" ("status", "next_attempt_at")',
     params: [],
   },
+  // CTEs and set operations (conformance-set-cases). This compiler writes PostgreSQL's default NULLS FIRST of a
+  // descending nullable CTE column out, where the pg dialect leaves it implied: the same order.
+  "cte.select": {
+    sql: 'WITH "queued" AS (SELECT "j"."id" AS "id", "j"."consumer" AS "consumer", "j"."attempts" AS "attempts" FROM "tempest_conformance_jobs" AS "j" WHERE "j"."status" = $1) SELECT "q"."id", "q"."consumer", "q"."attempts" FROM "queued" AS "q" WHERE "q"."attempts" >= $2 ORDER BY "q"."attempts" DESC NULLS FIRST',
+    params: ["queued", 0],
+  },
+  "cte.join": {
+    sql: 'WITH "per_consumer" AS (SELECT "j"."consumer" AS "consumer", COUNT(*) AS "jobs" FROM "tempest_conformance_jobs" AS "j" GROUP BY "j"."consumer") SELECT "j"."id" AS "id", "p"."jobs" AS "jobs" FROM "tempest_conformance_jobs" AS "j" INNER JOIN "per_consumer" AS "p" ON "p"."consumer" = "j"."consumer" ORDER BY "j"."id" ASC',
+    params: [],
+  },
+  "cte.recursive": {
+    sql: 'WITH RECURSIVE "countdown" AS (SELECT "j"."id" AS "id", "j"."attempts" AS "attempts" FROM "tempest_conformance_jobs" AS "j" WHERE "j"."id" = $1 UNION ALL SELECT "j"."id" AS "id", "j"."attempts" AS "attempts" FROM "tempest_conformance_jobs" AS "j" INNER JOIN "countdown" AS "c" ON ("j"."attempts" = "c"."attempts" - 1)) SELECT "c"."id", "c"."attempts" FROM "countdown" AS "c" ORDER BY "c"."attempts" DESC NULLS FIRST',
+    params: ["00000000-0000-4000-8000-000000000002"],
+  },
+  "cte.materialized": {
+    sql: 'WITH "once" AS MATERIALIZED (SELECT "id", "status" FROM "tempest_conformance_jobs" WHERE "consumer" = $1) SELECT "id", "status" FROM "once" ORDER BY "id" ASC',
+    params: ["billing"],
+  },
+  "cte.notMaterialized": {
+    sql: 'WITH "inline" AS NOT MATERIALIZED (SELECT "id" FROM "tempest_conformance_jobs" WHERE "status" = $1) SELECT "id" FROM "inline"',
+    params: ["sent"],
+  },
+  "cte.dataModifying": {
+    sql: 'WITH "claimed" AS (UPDATE "tempest_conformance_jobs" SET "status" = $1 WHERE "status" = $2 RETURNING "id", "status") SELECT "id", "status" FROM "claimed" ORDER BY "id" ASC',
+    params: ["sending", "queued"],
+  },
+  "set.union": {
+    sql: 'SELECT "consumer" FROM (SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $1 UNION SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $2) AS "tempest_set" ORDER BY "consumer" ASC',
+    params: ["queued", "sent"],
+  },
+  "set.unionAllPartLimit": {
+    sql: 'SELECT "id", "attempts" FROM ((SELECT "id", "attempts" FROM "tempest_conformance_jobs" ORDER BY "attempts" DESC LIMIT 1) UNION ALL (SELECT "id", "attempts" FROM "tempest_conformance_jobs" ORDER BY "attempts" ASC LIMIT 1)) AS "tempest_set" ORDER BY "attempts" ASC',
+    params: [],
+  },
+  "set.intersect": {
+    sql: 'SELECT "consumer" FROM "tempest_conformance_jobs" INTERSECT SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $1',
+    params: ["sent"],
+  },
+  "set.except": {
+    sql: 'SELECT "consumer" FROM "tempest_conformance_jobs" EXCEPT SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $1',
+    params: ["sent"],
+  },
+  "set.intersectAll": {
+    sql: 'SELECT "consumer" FROM (SELECT "consumer" FROM "tempest_conformance_jobs" INTERSECT ALL SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $1) AS "tempest_set" ORDER BY "consumer" ASC',
+    params: ["queued"],
+  },
+  "set.exceptAll": {
+    sql: 'SELECT "consumer" FROM "tempest_conformance_jobs" EXCEPT ALL SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $1',
+    params: ["queued"],
+  },
+  "set.grouping": {
+    sql: 'SELECT "consumer" FROM (SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $1 UNION SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $2) AS "tempest_set" INTERSECT SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $3',
+    params: ["queued", "sent", "queued"],
+  },
 };
 
 // This driver has no stream() (optional in dialect contract 3): the suite checks that streams are refused.
