@@ -55,7 +55,16 @@ export interface QueryHelpers<I, S extends Sources> {
   lead<K extends RefOf<I, S>>(ref: K, options?: { readonly offset?: number }): WindowFunction<RefValue<I, S, K> | null, I, S>;
 }
 
+/** Helpers per scope: scopes are shared by every query over the same sources (see QueryScope), and so are these. */
+const helpers = new WeakMap<QueryScope | TableMeta, QueryHelpers<any, any>>();
+
 export function queryHelpers(scope: QueryScope | TableMeta): QueryHelpers<any, any> {
+  let made = helpers.get(scope);
+  if (!made) helpers.set(scope, (made = makeHelpers(scope)));
+  return made;
+}
+
+function makeHelpers(scope: QueryScope | TableMeta): QueryHelpers<any, any> {
   const aggregate = (fn: AggregateFunction, distinct: boolean, ref: unknown): Expression<any> =>
     windowableAggregate(scope, aggregateNode(fn, distinct, ref === undefined ? undefined : refColumn(scope, ref, fn)));
   return Object.freeze({

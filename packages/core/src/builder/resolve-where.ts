@@ -24,7 +24,10 @@ import { resolveValue } from "./resolve-value.js";
 import { isSubquery } from "./subquery.js";
 import { refuseWindowValue } from "./window-rules.js";
 
-type Table = Pick<TableMeta, "model" | "name" | "byField">;
+/** What the where language names fields in: a table, a query's scope, or a projection's keys (HAVING). */
+interface Table extends Pick<TableMeta, "model" | "name"> {
+  readonly byField: { get(field: string): ColumnMeta | undefined };
+}
 
 const COMPARE: Record<string, CompareOperator> = {
   eq: "=",

@@ -4,11 +4,11 @@ import type { OrderByItem, SelectNode, StatementNode, SubqueryNode } from "../as
 import { orderByItem, selectNode, subqueryNode } from "../ast/statement-node.js";
 import { outputColumnNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
-import { describe } from "../expression/assert-bindable.js";
 import type { Expression } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
 import { sourceMeta } from "../schema/source-meta.js";
+import type { TableMeta } from "../schema/table-meta.js";
 import { columnOf, tableMeta } from "../schema/table-meta.js";
 import type { FieldCondition, FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
 import type {
@@ -33,10 +33,12 @@ import type { ForUpdateOptions } from "./lock-options.js";
 import { resolveLock } from "./lock-options.js";
 import type { QueryHelpers } from "./query-helpers.js";
 import { queryHelpers } from "./query-helpers.js";
-import { refColumn, scopeOf } from "./query-scope.js";
+import type { QueryScope } from "./query-scope.js";
+import { refColumn, rootScope, scopeOf } from "./query-scope.js";
 import { resolveFields } from "./resolve-fields.js";
 import { resolveWhere } from "./resolve-where.js";
-import { addJoin, allColumns, checkSelect, resolveGroupBy, resolveHaving, resolveSelections, withParts } from "./select-parts.js";
+import { nonNegativeInteger, orderItem, withSelect } from "./select-clauses.js";
+import { addJoin, checkSelect, resolveGroupBy, resolveHaving, resolveSelections, selectionColumns, withParts } from "./select-parts.js";
 import type { Subquery } from "./subquery.js";
 import { makeSubquery, markSubquery } from "./subquery.js";
 
@@ -78,18 +80,38 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
   /** False while #node is the fresh copy only this builder holds (see FRESH); frozen when handed out. */
   #frozen: boolean;
 
+  /**
+   * The names the clauses may use (see QueryScope), once asked for: derived from the node's sources
+   * alone, so a builder hands it to the next one while they stay the same.
+   */
+  #scope: QueryScope | TableMeta | undefined;
+
   /** Builders come from the statement functions; a node passed in from elsewhere is frozen here. */
-  constructor(node: SelectNode, fresh?: typeof FRESH) {
+  constructor(node: SelectNode, fresh?: typeof FRESH, scope?: QueryScope | TableMeta) {
     this.#frozen = fresh !== FRESH;
     this.#node = this.#frozen ? Object.freeze(node) : node;
+    // Only a builder method hands a scope over, with the node it made (a caller's would not be trusted).
+    this.#scope = this.#frozen ? undefined : scope;
+  }
+
+  /** This select's scope (its table while it names no source). */
+  #scopeNow(): QueryScope | TableMeta {
+    let scope = this.#scope;
+    if (scope === undefined) this.#scope = scope = scopeOf(this.#node);
+    return scope;
+  }
+
+  /** A builder over `node`, a fresh copy of this one's with the same sources. */
+  #next(node: SelectNode): SelectBuilder<any, any, any> {
+    return new SelectBuilder(node, FRESH, this.#scope);
   }
 
   /** Adds conditions; several calls are ANDed. With named sources, keys may be `"alias.field"`. */
   where(condition: SelectWhere<I, S>): SelectBuilder<I, R, S> {
     const node = this.#node;
-    const scope = node.parts === undefined ? node.table : scopeOf(node);
+    const scope = node.parts === undefined ? node.table : this.#scopeNow();
     const resolved = resolveWhere(scope, condition, () => `select(${node.table.model.name}).where`);
-    return new SelectBuilder(withSelect(node, "where", andNodes(node.where, resolved)), FRESH);
+    return this.#next(withSelect(node, "where", andNodes(node.where, resolved)));
   }
 
   /** Adds a sort key (a field, `"alias.field"`, or a key of `.columns()`); call again for further keys. */
@@ -99,26 +121,23 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
     const previous = node.orderBy;
     if (node.parts === undefined && options === undefined) {
       const shared = orderItem(columnOf(node.table, key as string, "orderBy"), direction);
-      return new SelectBuilder(
-        withSelect(node, "orderBy", previous.length === 0 ? shared.alone : Object.freeze([...previous, shared.item])),
-        FRESH,
-      );
+      return this.#next(withSelect(node, "orderBy", previous.length === 0 ? shared.alone : Object.freeze([...previous, shared.item])));
     }
     const nulls = options?.nulls;
     if (nulls !== undefined && nulls !== "first" && nulls !== "last") throw new ValidationError(`orderBy: nulls must be "first" or "last"`);
     const output = node.parts?.selections?.some((s) => s.key === key);
     const item = output
       ? orderByItem(undefined, outputColumnNode(key as string), direction, nulls)
-      : orderByItem(refColumn(scopeOf(node), key, "orderBy"), undefined, direction, nulls);
-    return new SelectBuilder(withSelect(node, "orderBy", Object.freeze([...previous, item])), FRESH);
+      : orderByItem(refColumn(this.#scopeNow(), key, "orderBy"), undefined, direction, nulls);
+    return this.#next(withSelect(node, "orderBy", Object.freeze([...previous, item])));
   }
 
   limit(count: number): SelectBuilder<I, R, S> {
-    return new SelectBuilder(withSelect(this.#node, "limit", nonNegativeInteger(count, "limit")), FRESH);
+    return this.#next(withSelect(this.#node, "limit", nonNegativeInteger(count, "limit")));
   }
 
   offset(count: number): SelectBuilder<I, R, S> {
-    return new SelectBuilder(withSelect(this.#node, "offset", nonNegativeInteger(count, "offset")), FRESH);
+    return this.#next(withSelect(this.#node, "offset", nonNegativeInteger(count, "offset")));
   }
 
   /** Locks the selected rows until the transaction ends. Only meaningful inside `transaction()`. */
@@ -217,30 +236,32 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
    */
   columns<const P extends SelectionSpec<I, S>>(spec: P | ((q: QueryHelpers<I, S>) => P)): SelectBuilder<I, SelectionRow<I, S, P>, S> {
     const node = this.#node;
-    const scope = scopeOf(node);
+    const scope = this.#scopeNow();
     const resolved = typeof spec === "function" ? spec(queryHelpers(scope) as QueryHelpers<I, S>) : spec;
     const selections = resolveSelections(scope, resolved, "columns");
-    const parts = withParts(node.parts, { selections });
-    return this.#withParts(parts);
+    return this.#withParts(withParts(node.parts, { selections }), selectionColumns(selections), scope);
   }
 
   /** SELECT DISTINCT. */
   distinct(): SelectBuilder<I, R, S> {
-    return this.#withParts(withParts(this.#node.parts, { distinct: true }));
+    const node = this.#node;
+    return this.#withParts(withParts(node.parts, { distinct: true }), node.columns, this.#scope);
   }
 
   /** GROUP BY these references; combine with `.columns()` aggregates. */
   groupBy(...refs: RefOf<I, S>[]): SelectBuilder<I, R, S> {
     const node = this.#node;
-    const groupBy = resolveGroupBy(scopeOf(node), refs);
-    return this.#withParts(withParts(node.parts, { groupBy: [...(node.parts?.groupBy ?? []), ...groupBy] }));
+    const groupBy = resolveGroupBy(this.#scopeNow(), refs);
+    const previous = node.parts?.groupBy;
+    const parts = withParts(node.parts, { groupBy: previous === undefined || previous.length === 0 ? groupBy : [...previous, ...groupBy] });
+    return this.#withParts(parts, node.columns, this.#scope);
   }
 
   /** HAVING, over the projection's keys: `{ orders: { gte: 5 } }`; several calls are ANDed. */
   having(condition: { [K in keyof R]?: FieldCondition<R[K]> } | Condition<any> | Expression<any>): SelectBuilder<I, R, S> {
     const node = this.#node;
     const resolved = resolveHaving(node, condition);
-    return this.#withParts(withParts(node.parts, { having: andNodes(node.parts?.having, resolved) }));
+    return this.#withParts(withParts(node.parts, { having: andNodes(node.parts?.having, resolved) }), node.columns, this.#scope);
   }
 
   /** UNION: the rows of both queries, duplicates removed. The parts' columns must match (keys, types). */
@@ -299,69 +320,28 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
   }
 
   #join(join: JoinKind, model: ModelClass, alias: string, on: unknown, equals: unknown): unknown {
-    const parts = addJoin(this.#node, join, model, alias, on, equals);
-    return this.#withParts(parts);
+    const node = this.#node;
+    const { parts, scope } = addJoin(node, this.#scopeNow(), join, model, alias, on, equals);
+    // A computed projection stays what it was; without one, every column of every source.
+    return this.#withParts(parts, parts.selections ? node.columns : scope.columns, scope);
   }
 
-  /** A copy with new parts, its projection following them; a lock is checked against them. */
-  #withParts(parts: SelectNode["parts"] & object): SelectBuilder<any, any, any> {
+  /** A copy with new parts and the projection they have (and their scope, when known); a lock is checked against them. */
+  #withParts(
+    parts: SelectNode["parts"] & object,
+    columns: readonly ColumnMeta[],
+    scope: QueryScope | TableMeta | undefined,
+  ): SelectBuilder<any, any, any> {
     const node = this.#node;
-    const next = selectNode(node.table, allColumns(node.table, parts), node.where, node.orderBy, node.limit, node.offset, node.lock, parts);
-    return this.#locked(next);
+    const next = selectNode(node.table, columns, node.where, node.orderBy, node.limit, node.offset, node.lock, parts);
+    checkSelect(next);
+    return new SelectBuilder(next, FRESH, scope);
   }
 
   #locked(node: SelectNode): SelectBuilder<any, any, any> {
     checkSelect(node);
-    return new SelectBuilder(node, FRESH);
+    return this.#next(node);
   }
-}
-
-/** The fields of a select node its builder methods change, one per call. */
-type SelectChange = Exclude<keyof SelectNode, "kind" | "table" | "parts">;
-
-/**
- * A copy of a select node with one field changed, written out field by field: V8 takes several times
- * longer to freeze a spread copy than a literal, and a key with its value (rather than an object of
- * changes, one shape per method) keeps every read here monomorphic. The copy is fresh (see FRESH): the
- * new builder freezes it when it hands it out.
- */
-function withSelect<K extends SelectChange>(node: SelectNode, key: K, value: SelectNode[K]): SelectNode {
-  return selectNode(
-    node.table,
-    key === "columns" ? (value as SelectNode["columns"]) : node.columns,
-    key === "where" ? (value as SelectNode["where"]) : node.where,
-    key === "orderBy" ? (value as SelectNode["orderBy"]) : node.orderBy,
-    key === "limit" ? (value as SelectNode["limit"]) : node.limit,
-    key === "offset" ? (value as SelectNode["offset"]) : node.offset,
-    key === "lock" ? (value as SelectNode["lock"]) : node.lock,
-    node.parts,
-  );
-}
-
-interface SharedOrder {
-  readonly item: OrderByItem;
-  /** ORDER BY this key alone. */
-  readonly alone: readonly OrderByItem[];
-}
-const orderItems = new WeakMap<ColumnMeta, { asc?: SharedOrder; desc?: SharedOrder }>();
-
-/** The sort key for a column and direction, and the one-key ORDER BY made of it. */
-function orderItem(column: ColumnMeta, direction: "asc" | "desc"): SharedOrder {
-  let byDirection = orderItems.get(column);
-  if (!byDirection) orderItems.set(column, (byDirection = {}));
-  let shared = byDirection[direction];
-  if (!shared) {
-    const item = orderByItem(column, undefined, direction, undefined);
-    shared = { item, alone: Object.freeze([item]) };
-    byDirection[direction] = shared;
-  }
-  return shared;
-}
-
-function nonNegativeInteger(value: number, what: string): number {
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new ValidationError(`${what} expects a non-negative integer, got ${describe(value)}`);
-  return value;
 }
 
 /**
@@ -382,9 +362,10 @@ export function select<M extends ModelClass, const K extends readonly FieldOf<In
 export function select(model: ModelClass, fields?: readonly string[] | string): SelectBuilder<any, any, any> {
   const table = tableMeta(model);
   if (typeof fields === "string") {
-    const root = sourceMeta(table, fields, `select(${model.name})`);
+    const root = sourceMeta(table, fields, () => `select(${model.name})`);
     const parts = withParts(undefined, { root });
-    return new SelectBuilder(selectNode(table, root.columns, undefined, NO_ORDER, undefined, undefined, undefined, parts), FRESH);
+    const node = selectNode(table, root.columns, undefined, NO_ORDER, undefined, undefined, undefined, parts);
+    return new SelectBuilder(node, FRESH, rootScope(table, root));
   }
   const columns = fields === undefined ? table.columns : resolveFields(table, fields, `select(${model.name})`);
   return new SelectBuilder(selectNode(table, columns, undefined, NO_ORDER, undefined, undefined, undefined, undefined), FRESH);

@@ -1,6 +1,6 @@
 import type { ConditionNode } from "../ast/condition-node.js";
-import { compareNode, constantNode } from "../ast/condition-node.js";
-import type { JoinKind, QueryParts, SelectionNode, SourceMeta } from "../ast/query-node.js";
+import { compareNode } from "../ast/condition-node.js";
+import type { JoinKind, QueryParts, SelectionNode } from "../ast/query-node.js";
 import { joinNode, NO_PARTS, queryParts, selectionNode } from "../ast/query-node.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
@@ -11,9 +11,10 @@ import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { ModelClass } from "../schema/model.js";
 import { sourceMeta } from "../schema/source-meta.js";
+import type { TableMeta } from "../schema/table-meta.js";
 import { tableMeta } from "../schema/table-meta.js";
 import type { QueryScope } from "./query-scope.js";
-import { isQualified, refColumn, scopeOf } from "./query-scope.js";
+import { isQualified, joinScope, refColumn } from "./query-scope.js";
 import { fieldNames, isPlainRecord } from "./resolve-set.js";
 import { resolveWhere } from "./resolve-where.js";
 import { aggregateResult, conversionNameOf, internColumns, resultColumn } from "./result-columns.js";
@@ -34,47 +35,56 @@ export function withParts(parts: QueryParts | undefined, change: PartsChange): Q
   );
 }
 
-/** Every column of every source, root first: the projection of a joined select without `.columns()`. */
-export function allColumns(table: SelectNode["table"], parts: QueryParts): readonly ColumnMeta[] {
-  if (parts.selections)
-    return internColumns(
-      parts.selections.map((s) => s.result),
-      "selections",
-    );
-  if (parts.joins.length === 0) return parts.root ? parts.root.columns : table.columns;
-  const columns: ColumnMeta[] = [...(parts.root as SourceMeta).columns];
-  for (const join of parts.joins) columns.push(...join.source.columns);
-  // The list keys the row decoder, which also knows which sources may be null: part of the key.
-  return internColumns(columns, `nested:${[...nullableAliases(parts)].join(",")}`);
+/** The projection of a computed select: its selections' result columns, one shared list per shape. */
+export function selectionColumns(selections: readonly SelectionNode[]): readonly ColumnMeta[] {
+  const results: ColumnMeta[] = new Array(selections.length);
+  for (let i = 0; i < selections.length; i++) results[i] = (selections[i] as SelectionNode).result;
+  return internColumns(results, "selections");
 }
 
-/** Adds a join: `on` is two references compared for equality, or a condition of the where language. */
-export function addJoin(node: SelectNode, join: JoinKind, model: ModelClass, alias: string, on: unknown, right: unknown): QueryParts {
-  const where = `${join}Join(${model?.name ?? "?"}, "${String(alias)}")`;
+/** A select with one more source: its parts, and the scope (and so the projection) they have. */
+export interface Joined {
+  readonly parts: QueryParts;
+  readonly scope: QueryScope;
+}
+
+/**
+ * Adds a join to a select whose scope is `scope`: `on` is two references compared for equality, or
+ * a condition of the where language.
+ */
+export function addJoin(
+  node: SelectNode,
+  scope: QueryScope | TableMeta,
+  join: JoinKind,
+  model: ModelClass,
+  alias: string,
+  on: unknown,
+  right: unknown,
+): Joined {
+  // The call as error messages name it, written only for an error.
+  const where = () => `${join}Join(${model?.name ?? "?"}, "${String(alias)}")`;
   const parts = node.parts;
-  if (!parts?.root) {
+  if (!parts?.root || !("sources" in scope)) {
     throw new ValidationError(
-      `${where}: name the root's alias first, select(${node.table.model.name}, "alias"), so that every column of the join is qualified`,
+      `${where()}: name the root's alias first, select(${node.table.model.name}, "alias"), so that every column of the join is qualified`,
     );
   }
   const source = sourceMeta(tableMeta(model), alias, where);
-  if (parts.root.alias === alias || parts.joins.some((j) => j.source.alias === alias)) {
-    throw new ValidationError(`${where}: the alias "${alias}" is already used in this query`);
+  for (const named of scope.sources) {
+    if (named.alias === alias) throw new ValidationError(`${where()}: the alias "${alias}" is already used in this query`);
   }
-  const joined = withParts(parts, { joins: [...parts.joins, joinNode(join, source, constantNode(true))] });
-  const scope = scopeOf({ ...node, parts: joined }) as QueryScope;
+  const joined = joinScope(scope, join, source);
   let condition: ConditionNode;
   if (typeof on === "string") {
     if (typeof right !== "string")
-      throw new ValidationError(`${where}: give two references to compare ("a.field", "b.field"), or a condition`);
-    condition = compareNode(refColumn(scope, on, where), "=", sourceColumnNode(refColumn(scope, right, where)));
+      throw new ValidationError(`${where()}: give two references to compare ("a.field", "b.field"), or a condition`);
+    condition = compareNode(refColumn(joined, on, where), "=", sourceColumnNode(refColumn(joined, right, where)));
   } else {
-    if (right !== undefined) throw new ValidationError(`${where}: a condition is the only argument after the alias`);
-    condition = resolveWhere(scope, on, `${where} on`);
+    if (right !== undefined) throw new ValidationError(`${where()}: a condition is the only argument after the alias`);
+    condition = resolveWhere(joined, on, () => `${where()} on`);
   }
   const joins = [...parts.joins, joinNode(join, source, condition)];
-  // The scope is cached per join list: the final list gets its own, identical one.
-  return withParts(parts, { joins });
+  return { parts: withParts(parts, { joins }), scope: joined };
 }
 
 /** A projection object into selections: each key a reference or an expression. */
@@ -124,10 +134,27 @@ export function resolveGroupBy(scope: QueryScope | SelectNode["table"], refs: re
 export function resolveHaving(node: SelectNode, input: unknown): ConditionNode {
   const selections = node.parts?.selections;
   if (!selections) throw new ValidationError("having: call .columns({...}) first; having filters on the projection's keys");
-  const byField = new Map(selections.map((s) => [s.key, s.result]));
-  const having = resolveWhere({ model: node.table.model, name: node.table.name, byField }, input, "having");
+  const having = resolveWhere(
+    { model: node.table.model, name: node.table.name, byField: new SelectionFields(selections) },
+    input,
+    "having",
+  );
   refuseWindowsInHaving(having, selections);
   return having;
+}
+
+/** The projection's keys as the fields HAVING names, looked up among a few selections without a Map per call. */
+class SelectionFields {
+  readonly #selections: readonly SelectionNode[];
+
+  constructor(selections: readonly SelectionNode[]) {
+    this.#selections = selections;
+  }
+
+  get(key: string): ColumnMeta | undefined {
+    for (const s of this.#selections) if (s.key === key) return s.result;
+    return undefined;
+  }
 }
 
 /** True when any selection is an aggregate. */

@@ -23,11 +23,11 @@ export function checkAlias(alias: unknown, where: string): string {
  * A table under an alias: its columns as copies whose `table` is the alias, so that a compiled
  * reference reads `"alias"."column"`. One frozen object per table and alias.
  */
-export function sourceMeta(table: TableMeta, alias: string, where: string): SourceMeta {
+export function sourceMeta(table: TableMeta, alias: string, where: string | (() => string)): SourceMeta {
   let byAlias = sources.get(table);
   const cached = byAlias?.get(alias);
   if (cached) return cached;
-  checkAlias(alias, where);
+  checkAlias(alias, typeof where === "string" ? where : where());
   const columns = Object.freeze(
     table.columns.map((c): ColumnMeta => {
       const copy: ColumnMeta = Object.freeze({ ...c, table: alias });
