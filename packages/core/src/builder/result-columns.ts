@@ -45,21 +45,26 @@ export function trimDecimal(value: unknown): string {
 
 const CONVERT: Record<Conversion, (value: unknown) => unknown> = { safeNumber, number: toNumber, trimDecimal };
 
-/** Result columns per (base column, key, kind, conversion): each a frozen ColumnMeta the decoders cache on. */
-const results = new Map<string, ColumnMeta>();
-const ids = new WeakMap<object, number>();
-let nextId = 1;
-const MAX_RESULTS = 8192;
-
-/** A small number per object, for cache keys made of several objects. */
-export function idOf(object: object): number {
-  let id = ids.get(object);
-  if (id === undefined) {
-    id = nextId++;
-    ids.set(object, id);
-  }
-  return id;
+/** A result column made for a base column (or COUNT(*)) and key, with what else it was made of. */
+interface MadeResult {
+  readonly kind: ColumnKind;
+  readonly notNull: boolean;
+  readonly conversion: Conversion | undefined;
+  readonly column: ColumnMeta;
 }
+
+/**
+ * Result columns per base column, then key, then (kind, notNull, conversion): each a frozen ColumnMeta
+ * the decoders cache on. Looked up by the objects and the key as they are: a key string made per
+ * call cost more to hash than the rest of the projection.
+ */
+const results = new WeakMap<object, Map<string, MadeResult[]>>();
+/** Derived copies per base column, then source name: [nullable, not null]. */
+const derived = new WeakMap<ColumnMeta, Map<string, [ColumnMeta | undefined, ColumnMeta | undefined]>>();
+/** The base of COUNT(*), which has no column. */
+const NO_BASE = {};
+let resultCount = 0;
+const MAX_RESULTS = 8192;
 
 /**
  * The result column for a projection key: `base` (a model column, or undefined for COUNT(*)) read as
@@ -72,11 +77,13 @@ export function resultColumn(
   notNull: boolean,
   conversion: Conversion | undefined,
 ): ColumnMeta {
-  const cacheKey = `${base ? idOf(base) : 0}\0${key}\0${kind}\0${notNull}\0${conversion ?? ""}`;
-  let column = results.get(cacheKey);
-  if (column) return column;
+  let byKey = results.get(base ?? NO_BASE);
+  const made = byKey?.get(key);
+  if (made) {
+    for (const m of made) if (m.kind === kind && m.notNull === notNull && m.conversion === conversion) return m.column;
+  }
   const sameKind = base !== undefined && base.kind === kind;
-  column = Object.freeze({
+  const column: ColumnMeta = Object.freeze({
     kind,
     notNull,
     primaryKey: false,
@@ -94,7 +101,13 @@ export function resultColumn(
     required: false,
   });
   if (conversion) conversions.set(column, conversion);
-  if (results.size < MAX_RESULTS) results.set(cacheKey, column);
+  if (resultCount < MAX_RESULTS) {
+    resultCount++;
+    if (!byKey) results.set(base ?? NO_BASE, (byKey = new Map()));
+    const entry: MadeResult = { kind, notNull, conversion, column };
+    if (made) made.push(entry);
+    else byKey.set(key, [entry]);
+  }
   return column;
 }
 
@@ -103,13 +116,28 @@ export function resultColumn(
  * name, kind and conversion, so its values decode exactly as `base`'s do. One frozen copy per shape.
  */
 export function derivedColumn(base: ColumnMeta, table: string, notNull: boolean): ColumnMeta {
-  const cacheKey = `derived\0${idOf(base)}\0${table}\0${notNull}`;
-  let column = results.get(cacheKey);
-  if (column) return column;
-  column = Object.freeze({ ...base, table, notNull, primaryKey: false, unique: false, default: undefined, references: undefined });
+  let byTable = derived.get(base);
+  const made = byTable?.get(table);
+  const cached = made?.[notNull ? 1 : 0];
+  if (cached) return cached;
+  const column: ColumnMeta = Object.freeze({
+    ...base,
+    table,
+    notNull,
+    primaryKey: false,
+    unique: false,
+    default: undefined,
+    references: undefined,
+  });
   const conversion = conversions.get(base);
   if (conversion) conversions.set(column, conversion);
-  if (results.size < MAX_RESULTS) results.set(cacheKey, column);
+  if (resultCount < MAX_RESULTS) {
+    resultCount++;
+    if (!byTable) derived.set(base, (byTable = new Map()));
+    const pair = made ?? [undefined, undefined];
+    pair[notNull ? 1 : 0] = column;
+    if (!made) byTable.set(table, pair);
+  }
   return column;
 }
 
@@ -152,16 +180,33 @@ export function aggregateResult(fn: AggregateFunction, column: ColumnMeta | unde
   }
 }
 
-/** Frozen column lists per list of columns (by identity), so decoders and compiled lists are reused. */
-const lists = new Map<string, readonly ColumnMeta[]>();
+/** A step of the list trie: the list ending here, and the lists one column longer. */
+interface ListStep {
+  list: readonly ColumnMeta[] | undefined;
+  readonly next: Map<ColumnMeta, ListStep>;
+}
+
+/**
+ * Frozen column lists per tag and list of columns (by identity), so decoders and compiled lists are
+ * reused: a trie walked column by column, no key string per call.
+ */
+const lists = new Map<string, ListStep>();
+let listCount = 0;
 
 export function internColumns(columns: readonly ColumnMeta[], tag: string): readonly ColumnMeta[] {
-  let key = tag;
-  for (const column of columns) key += `,${idOf(column)}`;
-  let list = lists.get(key);
-  if (!list) {
-    list = Object.freeze([...columns]);
-    if (lists.size < MAX_RESULTS) lists.set(key, list);
+  let step = lists.get(tag);
+  if (!step) lists.set(tag, (step = { list: undefined, next: new Map() }));
+  for (let i = 0; i < columns.length && step; i++) {
+    const column = columns[i] as ColumnMeta;
+    let next: ListStep | undefined = step.next.get(column);
+    if (!next && listCount < MAX_RESULTS) {
+      listCount++;
+      step.next.set(column, (next = { list: undefined, next: new Map() }));
+    }
+    step = next;
   }
+  if (step?.list) return step.list;
+  const list = Object.freeze([...columns]);
+  if (step) step.list = list;
   return list;
 }
