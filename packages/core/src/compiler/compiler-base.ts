@@ -1,3 +1,4 @@
+import type { SelectionNode } from "../ast/query-node.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { AggregateNode, PlaceholderNode, ValueNode } from "../ast/value-node.js";
 import type { WindowNode } from "../ast/window-node.js";
@@ -8,6 +9,7 @@ import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import { valueTextProblem } from "./check-text.js";
 import type { CompileContext } from "./compiled-query.js";
+import { contextWith } from "./compiled-query.js";
 import { formatLiteral } from "./format-literal.js";
 
 /**
@@ -52,7 +54,7 @@ export abstract class CompilerBase {
   // ---- names ------------------------------------------------------------------------------
   protected quoteIdentifier(name: string): string {
     if (name.includes("\0")) throw new ValidationError(`Identifier ${JSON.stringify(name)} contains NUL`);
-    return `"${name.replaceAll('"', '""')}"`;
+    return name.includes('"') ? `"${name.replaceAll('"', '""')}"` : `"${name}"`;
   }
 
   /** `quoteIdentifier` of a table or column name from model metadata, memoized per compiler. */
@@ -67,9 +69,12 @@ export abstract class CompilerBase {
 
   protected column(column: ColumnMeta, ctx: CompileContext): string {
     // HAVING names the projection's keys: each is written as its selection's expression.
-    if (ctx.outputs !== undefined) {
-      const output = ctx.outputs.get(column);
-      if (output !== undefined) return this.value(output, ctx);
+    const outputs = ctx.outputs;
+    if (outputs !== undefined) {
+      for (let i = 0; i < outputs.length; i++) {
+        const output = outputs[i] as SelectionNode;
+        if (output.result === column) return this.value(output.value, ctx);
+      }
     }
     const name = this.quoteName(column.name);
     return ctx.qualify ? `${this.quoteName(column.table)}.${name}` : name;
@@ -140,7 +145,7 @@ export abstract class CompilerBase {
 
   /** The context for a subquery: its columns are never qualified (the same context when they already are not). */
   protected unqualified(ctx: CompileContext): CompileContext {
-    return ctx.qualify || ctx.outputs !== undefined ? { ...ctx, qualify: false, outputs: undefined } : ctx;
+    return ctx.qualify || ctx.outputs !== undefined ? contextWith(ctx, false, undefined) : ctx;
   }
 
   protected fieldColumn(field: string, ctx: CompileContext, what: string): ColumnMeta {

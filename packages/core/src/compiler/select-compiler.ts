@@ -4,7 +4,7 @@ import type { LockClause, SelectNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
-import { outerJoinedAliases } from "./compiled-query.js";
+import { contextWith, outerJoinedAliases } from "./compiled-query.js";
 import { DdlCompiler } from "./ddl-compiler.js";
 import { distinctIsNoOp, projectedKey } from "./distinct-order.js";
 
@@ -40,7 +40,7 @@ export abstract class SelectCompiler extends DdlCompiler {
    */
   protected composedSelect(node: SelectNode, parts: QueryParts, ctx: CompileContext): string {
     const qualify = parts.root !== undefined || parts.joins.length > 0;
-    const inner: CompileContext = qualify === ctx.qualify ? ctx : { ...ctx, qualify };
+    const inner = qualify === ctx.qualify ? ctx : contextWith(ctx, qualify, ctx.outputs);
     const distinct = parts.distinct && !distinctIsNoOp(node, parts);
     // DISTINCT sorted by keys the projection does not hold as they are (an enum's declaration order,
     // NULL placement): the distinct rows as a derived table, sorted outside (see orderItems).
@@ -49,12 +49,12 @@ export abstract class SelectCompiler extends DdlCompiler {
     sql += parts.selections ? this.selectionList(parts.selections, inner) : this.qualifiedColumnList(node.columns, inner);
     sql += ` FROM ${this.quoteName(node.table.name)}`;
     if (parts.root) sql += ` AS ${this.quoteName(parts.root.alias)}`;
-    for (const join of parts.joins) sql += this.joinClause(join, inner);
+    const joins = parts.joins;
+    for (let i = 0; i < joins.length; i++) sql += this.joinClause(joins[i] as JoinNode, inner);
     sql += this.whereClause(node.where, inner);
     if (parts.groupBy.length > 0) sql += ` GROUP BY ${this.valueList(parts.groupBy, inner)}`;
     if (parts.having) {
-      const outputs = new Map((parts.selections ?? []).map((s) => [s.result, s.value] as const));
-      sql += ` HAVING ${this.condition(parts.having, { ...inner, outputs }, true)}`;
+      sql += ` HAVING ${this.condition(parts.having, contextWith(inner, inner.qualify, parts.selections ?? NO_SELECTIONS), true)}`;
     }
     if (sortOutside) sql = `SELECT * FROM (${sql}) AS ${this.quoteIdentifier("tempest_distinct")}`;
     if (node.orderBy.length > 0) sql += ` ORDER BY ${this.orderItems(node.orderBy, parts, inner, sortOutside)}`;
@@ -123,7 +123,7 @@ export abstract class SelectCompiler extends DdlCompiler {
       else if (column) key = this.column(column, ctx);
       else {
         const v = item.value as ValueNode;
-        const output = v.kind === "outputColumn" ? parts.selections?.find((s) => s.key === v.key) : undefined;
+        const output = v.kind === "outputColumn" ? outputOf(parts.selections, v.key) : undefined;
         const written = output ? output.value : v;
         column = written.kind === "sourceColumn" ? written.column : output?.result;
         computed = written.kind !== "sourceColumn";
@@ -220,6 +220,15 @@ export abstract class SelectCompiler extends DdlCompiler {
     return strength === "update" ? "FOR UPDATE" : "FOR SHARE";
   }
 }
+
+/** The selection projected as `key` (a loop: no closure per ORDER BY item). */
+function outputOf(selections: readonly SelectionNode[] | undefined, key: string): SelectionNode | undefined {
+  if (selections === undefined) return undefined;
+  for (let i = 0; i < selections.length; i++) if ((selections[i] as SelectionNode).key === key) return selections[i];
+  return undefined;
+}
+
+const NO_SELECTIONS: readonly SelectionNode[] = Object.freeze([]);
 
 const JOIN_KEYWORDS: Readonly<Record<JoinNode["join"], string>> = {
   inner: "INNER JOIN",

@@ -5,7 +5,7 @@ import type { ColumnMeta } from "../schema/column-meta.js";
 import { textProblem } from "./check-text.js";
 import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiled-query.js";
-import { nestingOf, newContext, resultColumns, tableOf } from "./compiled-query.js";
+import { contextWith, nestingOf, newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
 import { ValuesTexts } from "./values-texts.js";
 import { WindowCompiler } from "./window-compiler.js";
@@ -217,7 +217,7 @@ export abstract class SqlCompiler extends WindowCompiler {
         if (conflict.target.length > 0) sql += ` (${this.columnList(conflict.target)})`;
         if (conflict.targetWhere) sql += ` WHERE ${this.condition(conflict.targetWhere, ctx, true)}`;
         if (conflict.action === "nothing") return `${sql} DO NOTHING`;
-        const qualified = { ...ctx, qualify: true };
+        const qualified = contextWith(ctx, true, ctx.outputs);
         sql += ` DO UPDATE SET ${this.assignments(conflict.set, qualified)}`;
         if (conflict.updateWhere) sql += ` WHERE ${this.condition(conflict.updateWhere, qualified, true)}`;
         return sql;
