@@ -93,6 +93,31 @@ export function queryParts(
   });
 }
 
+/**
+ * Parts made for one fresh select node alone (see builder/frozen-node's FRESH), not frozen yet: the
+ * builder freezes them with the node, by freezeParts, when it hands the node out. A chain of builder
+ * calls thus freezes its parts once instead of once per call.
+ */
+export function freshQueryParts(
+  root: SourceMeta | undefined,
+  joins: readonly JoinNode[],
+  selections: readonly SelectionNode[] | undefined,
+  distinct: boolean,
+  groupBy: readonly ValueNode[],
+  having: ConditionNode | undefined,
+): QueryParts {
+  return { kind: "queryParts", root, joins, selections, distinct, groupBy, having };
+}
+
+/** Freezes parts from freshQueryParts, with their arrays (each item is frozen where it is made). */
+export function freezeParts(parts: QueryParts): QueryParts {
+  if (Object.isFrozen(parts)) return parts;
+  Object.freeze(parts.joins);
+  if (parts.selections) Object.freeze(parts.selections);
+  Object.freeze(parts.groupBy);
+  return Object.freeze(parts);
+}
+
 export const NO_PARTS: QueryParts = queryParts(undefined, [], undefined, false, [], undefined);
 
 /** The select's aliases in scope, root first. */

@@ -37,7 +37,7 @@ import type { QueryScope } from "./query-scope.js";
 import { refColumn, rootScope, scopeOf } from "./query-scope.js";
 import { resolveFields } from "./resolve-fields.js";
 import { resolveWhere } from "./resolve-where.js";
-import { nonNegativeInteger, orderItem, withSelect } from "./select-clauses.js";
+import { freezeSelect, nonNegativeInteger, orderItem, selectionOf, withSelect } from "./select-clauses.js";
 import { addJoin, checkSelect, resolveGroupBy, resolveHaving, resolveSelections, selectionColumns, withParts } from "./select-parts.js";
 import type { Subquery } from "./subquery.js";
 import { makeSubquery, markSubquery } from "./subquery.js";
@@ -89,7 +89,7 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
   /** Builders come from the statement functions; a node passed in from elsewhere is frozen here. */
   constructor(node: SelectNode, fresh?: typeof FRESH, scope?: QueryScope | TableMeta) {
     this.#frozen = fresh !== FRESH;
-    this.#node = this.#frozen ? Object.freeze(node) : node;
+    this.#node = this.#frozen ? freezeSelect(node) : node;
     // Only a builder method hands a scope over, with the node it made (a caller's would not be trusted).
     this.#scope = this.#frozen ? undefined : scope;
   }
@@ -125,7 +125,7 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
     }
     const nulls = options?.nulls;
     if (nulls !== undefined && nulls !== "first" && nulls !== "last") throw new ValidationError(`orderBy: nulls must be "first" or "last"`);
-    const output = node.parts?.selections?.some((s) => s.key === key);
+    const output = selectionOf(node.parts?.selections, key as string) !== undefined;
     const item = output
       ? orderByItem(undefined, outputColumnNode(key as string), direction, nulls)
       : orderByItem(refColumn(this.#scopeNow(), key, "orderBy"), undefined, direction, nulls);
@@ -239,13 +239,13 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
     const scope = this.#scopeNow();
     const resolved = typeof spec === "function" ? spec(queryHelpers(scope) as QueryHelpers<I, S>) : spec;
     const selections = resolveSelections(scope, resolved, "columns");
-    return this.#withParts(withParts(node.parts, { selections }), selectionColumns(selections), scope);
+    return this.#withParts(withParts(node.parts, "selections", selections), selectionColumns(selections), scope);
   }
 
   /** SELECT DISTINCT. */
   distinct(): SelectBuilder<I, R, S> {
     const node = this.#node;
-    return this.#withParts(withParts(node.parts, { distinct: true }), node.columns, this.#scope);
+    return this.#withParts(withParts(node.parts, "distinct", true), node.columns, this.#scope);
   }
 
   /** GROUP BY these references; combine with `.columns()` aggregates. */
@@ -253,7 +253,7 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
     const node = this.#node;
     const groupBy = resolveGroupBy(this.#scopeNow(), refs);
     const previous = node.parts?.groupBy;
-    const parts = withParts(node.parts, { groupBy: previous === undefined || previous.length === 0 ? groupBy : [...previous, ...groupBy] });
+    const parts = withParts(node.parts, "groupBy", previous === undefined || previous.length === 0 ? groupBy : [...previous, ...groupBy]);
     return this.#withParts(parts, node.columns, this.#scope);
   }
 
@@ -261,7 +261,7 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
   having(condition: { [K in keyof R]?: FieldCondition<R[K]> } | Condition<any> | Expression<any>): SelectBuilder<I, R, S> {
     const node = this.#node;
     const resolved = resolveHaving(node, condition);
-    return this.#withParts(withParts(node.parts, { having: andNodes(node.parts?.having, resolved) }), node.columns, this.#scope);
+    return this.#withParts(withParts(node.parts, "having", andNodes(node.parts?.having, resolved)), node.columns, this.#scope);
   }
 
   /** UNION: the rows of both queries, duplicates removed. The parts' columns must match (keys, types). */
@@ -313,7 +313,7 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
 
   toNode(): StatementNode {
     if (!this.#frozen) {
-      Object.freeze(this.#node);
+      freezeSelect(this.#node);
       this.#frozen = true;
     }
     return this.#node;
@@ -363,7 +363,7 @@ export function select(model: ModelClass, fields?: readonly string[] | string): 
   const table = tableMeta(model);
   if (typeof fields === "string") {
     const root = sourceMeta(table, fields, () => `select(${model.name})`);
-    const parts = withParts(undefined, { root });
+    const parts = withParts(undefined, "root", root);
     const node = selectNode(table, root.columns, undefined, NO_ORDER, undefined, undefined, undefined, parts);
     return new SelectBuilder(node, FRESH, rootScope(table, root));
   }

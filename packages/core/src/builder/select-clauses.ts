@@ -1,3 +1,5 @@
+import type { SelectionNode } from "../ast/query-node.js";
+import { freezeParts } from "../ast/query-node.js";
 import type { OrderByItem, SelectNode } from "../ast/statement-node.js";
 import { orderByItem, selectNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
@@ -8,6 +10,22 @@ import type { ColumnMeta } from "../schema/column-meta.js";
  * The select builder's clause values: node copies with one field changed, and the sort keys shared
  * by every query asking for them.
  */
+
+/** The selection projected as `key`, if any (a loop: no closure per call). */
+export function selectionOf(selections: readonly SelectionNode[] | undefined, key: string): SelectionNode | undefined {
+  if (selections === undefined) return undefined;
+  for (let i = 0; i < selections.length; i++) {
+    const s = selections[i] as SelectionNode;
+    if (s.key === key) return s;
+  }
+  return undefined;
+}
+
+/** Freezes a select node, and its parts when they are fresh (see freshQueryParts). */
+export function freezeSelect(node: SelectNode): SelectNode {
+  if (node.parts !== undefined) freezeParts(node.parts);
+  return Object.freeze(node);
+}
 
 /** The fields of a select node its builder methods change, one per call. */
 type SelectChange = Exclude<keyof SelectNode, "kind" | "table" | "parts">;

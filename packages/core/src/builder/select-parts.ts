@@ -1,7 +1,7 @@
 import type { ConditionNode } from "../ast/condition-node.js";
 import { compareNode } from "../ast/condition-node.js";
 import type { JoinKind, QueryParts, SelectionNode } from "../ast/query-node.js";
-import { joinNode, NO_PARTS, queryParts, selectionNode } from "../ast/query-node.js";
+import { freshQueryParts, joinNode, NO_PARTS, selectionNode } from "../ast/query-node.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { sourceColumnNode } from "../ast/value-node.js";
@@ -21,17 +21,22 @@ import { aggregateResult, conversionNameOf, internColumns, resultColumn } from "
 import { windowResult } from "./window-helpers.js";
 import { checkWindowGrouping, refuseWindowsInHaving, refuseWindowsWithLock } from "./window-rules.js";
 
-export type PartsChange = Partial<Omit<QueryParts, "kind">>;
+/** The parts a builder method changes, one per call. */
+type PartsKey = Exclude<keyof QueryParts, "kind">;
 
-export function withParts(parts: QueryParts | undefined, change: PartsChange): QueryParts {
+/**
+ * Parts with one field changed, written out field by field as withSelect does (one shape, reads
+ * monomorphic). Fresh: frozen with the node that holds them (see freshQueryParts).
+ */
+export function withParts<K extends PartsKey>(parts: QueryParts | undefined, key: K, value: QueryParts[K]): QueryParts {
   const p = parts ?? NO_PARTS;
-  return queryParts(
-    "root" in change ? change.root : p.root,
-    change.joins ?? p.joins,
-    "selections" in change ? change.selections : p.selections,
-    change.distinct ?? p.distinct,
-    change.groupBy ?? p.groupBy,
-    "having" in change ? change.having : p.having,
+  return freshQueryParts(
+    key === "root" ? (value as QueryParts["root"]) : p.root,
+    key === "joins" ? (value as QueryParts["joins"]) : p.joins,
+    key === "selections" ? (value as QueryParts["selections"]) : p.selections,
+    key === "distinct" ? (value as QueryParts["distinct"]) : p.distinct,
+    key === "groupBy" ? (value as QueryParts["groupBy"]) : p.groupBy,
+    key === "having" ? (value as QueryParts["having"]) : p.having,
   );
 }
 
@@ -84,7 +89,7 @@ export function addJoin(
     condition = resolveWhere(joined, on, () => `${where()} on`);
   }
   const joins = [...parts.joins, joinNode(join, source, condition)];
-  return { parts: withParts(parts, { joins }), scope: joined };
+  return { parts: withParts(parts, "joins", joins), scope: joined };
 }
 
 /** A projection object into selections: each key a reference or an expression. */
