@@ -148,8 +148,16 @@ export function placeholderNode(
   return Object.freeze({ kind: "placeholder", name, declared, nullable, column, allowNull, where });
 }
 
+/** One frozen reference node per column, shared by every query naming it (columns are model metadata). */
+const sourceColumnNodes = new WeakMap<ColumnMeta, SourceColumnNode>();
+
 export function sourceColumnNode(column: ColumnMeta): SourceColumnNode {
-  return Object.freeze({ kind: "sourceColumn", column });
+  let node = sourceColumnNodes.get(column);
+  if (node === undefined) {
+    node = Object.freeze({ kind: "sourceColumn", column });
+    sourceColumnNodes.set(column, node);
+  }
+  return node;
 }
 
 export function aggregateNode(fn: AggregateFunction, distinct: boolean, column: ColumnMeta | undefined): AggregateNode {

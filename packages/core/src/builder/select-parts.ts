@@ -1,6 +1,6 @@
 import type { ConditionNode } from "../ast/condition-node.js";
 import { compareNode } from "../ast/condition-node.js";
-import type { JoinKind, QueryParts, SelectionNode } from "../ast/query-node.js";
+import type { JoinKind, QueryParts, SelectionNode, SourceMeta } from "../ast/query-node.js";
 import { freshQueryParts, joinNode, NO_PARTS, selectionNode } from "../ast/query-node.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
@@ -75,8 +75,10 @@ export function addJoin(
     );
   }
   const source = sourceMeta(tableMeta(model), alias, where);
-  for (const named of scope.sources) {
-    if (named.alias === alias) throw new ValidationError(`${where()}: the alias "${alias}" is already used in this query`);
+  const named = scope.sources;
+  for (let i = 0; i < named.length; i++) {
+    if ((named[i] as SourceMeta).alias === alias)
+      throw new ValidationError(`${where()}: the alias "${alias}" is already used in this query`);
   }
   const joined = joinScope(scope, join, source);
   let condition: ConditionNode;

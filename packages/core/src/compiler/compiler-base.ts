@@ -25,6 +25,10 @@ export abstract class CompilerBase {
   readonly codec: ValueCodec;
   /** Table and column names, quoted once: they come from model metadata, so the set is bounded. */
   readonly #quotedNames = new Map<string, string>();
+  /** `"table"."column"` per column (model metadata, or a source's copy of it). */
+  readonly #sourceColumns = new WeakMap<ColumnMeta, string>();
+  /** Quoted projection keys per result column. */
+  readonly #outputNames = new WeakMap<ColumnMeta, string>();
 
   constructor(dialectName: string, capabilities: DialectCapabilities, codec: ValueCodec) {
     this.dialectName = dialectName;
@@ -76,13 +80,30 @@ export abstract class CompilerBase {
         if (output.result === column) return this.value(output.value, ctx);
       }
     }
-    const name = this.quoteName(column.name);
-    return ctx.qualify ? `${this.quoteName(column.table)}.${name}` : name;
+    return ctx.qualify ? this.sourceColumn(column) : this.quoteName(column.name);
   }
 
-  /** A column of a named source: always `"alias"."column"`. */
+  /** A column of a named source: always `"alias"."column"`, written once per column. */
   protected sourceColumn(column: ColumnMeta): string {
-    return `${this.quoteName(column.table)}.${this.quoteName(column.name)}`;
+    let text = this.#sourceColumns.get(column);
+    if (text === undefined) {
+      text = `${this.quoteName(column.table)}.${this.quoteName(column.name)}`;
+      this.#sourceColumns.set(column, text);
+    }
+    return text;
+  }
+
+  /**
+   * A projection key as its output name: quoted once per result column (interned per key, see
+   * builder/result-columns), whose name is the key.
+   */
+  protected outputName(result: ColumnMeta): string {
+    let text = this.#outputNames.get(result);
+    if (text === undefined) {
+      text = this.quoteIdentifier(result.name);
+      this.#outputNames.set(result, text);
+    }
+    return text;
   }
 
   /** A subquery's SELECT: it qualifies its own columns when it names sources; outer aliases are always qualified. */

@@ -72,7 +72,8 @@ export abstract class SelectCompiler extends DdlCompiler {
     let sql = "";
     for (let i = 0; i < selections.length; i++) {
       const s = selections[i] as SelectionNode;
-      sql += `${i === 0 ? "" : ", "}${this.value(s.value, ctx)} AS ${this.quoteIdentifier(s.key)}`;
+      // The result column's name is the key (resultColumn), so its quoted form is kept per result column.
+      sql += `${i === 0 ? "" : ", "}${this.value(s.value, ctx)} AS ${s.result.name === s.key ? this.outputName(s.result) : this.quoteIdentifier(s.key)}`;
     }
     return sql;
   }
