@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cte, cteRecursive } from "../builder/cte.js";
-import { insert } from "../builder/insert-builder.js";
 import { select } from "../builder/select-builder.js";
 import type { Engine } from "../engine/engine.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { ConformanceCustomer as Customer, ConformanceOrder as Order } from "./conformance-models.js";
-import { shopCustomers, shopOrders } from "./conformance-queries.js";
+import { shopOrders, useShop } from "./conformance-queries.js";
 
 /**
  * CTEs and set operations over the shop tables on the dialect's real server: every column kind the
@@ -14,24 +13,11 @@ import { shopCustomers, shopOrders } from "./conformance-queries.js";
  */
 export function cteQueryTests(engineOf: () => Engine): void {
   describe("CTEs and set operations over the shop", () => {
-    let engine: Engine;
-    const models = [Customer, Order];
-
-    beforeAll(async () => {
-      engine = engineOf();
-      await engine.dropAll(models);
-      await engine.createAll(models);
-      await engine.execute(insert(Customer).values(shopCustomers)).rowsAffected();
-      await engine.execute(insert(Order).values(shopOrders)).rowsAffected();
-    });
-
-    afterAll(async () => {
-      await engine.dropAll(models);
-    });
+    const shop = useShop(engineOf);
 
     it("a CTE of whole rows decodes each kind exactly like the table (numeric text, enum, datetimes, NULL)", async () => {
       const open = cte("open_or_paid", select(Order).where({ status: { in: ["open", "paid"] } }));
-      const rows = await engine.execute(select(open).orderBy("id")).all();
+      const rows = await shop.engine.execute(select(open).orderBy("id")).all();
       expect(rows).toEqual(shopOrders.filter((o) => o.status !== "shipped"));
     });
 
@@ -42,7 +28,7 @@ export function cteQueryTests(engineOf: () => Engine): void {
           .columns((q) => ({ customerId: "o.customerId", orders: q.count(), total: q.sum("o.total"), last: q.max("o.createdAt") }))
           .groupBy("o.customerId"),
       );
-      const rows = await engine
+      const rows = await shop.engine
         .execute(
           select(Customer, "c")
             .leftJoin(spent, "s", "s.customerId", "c.id")
@@ -64,7 +50,7 @@ export function cteQueryTests(engineOf: () => Engine): void {
         select(Customer, "c").columns({ id: "c.id", name: "c.name" }).where({ "c.referredBy": null }),
         (self) => select(Customer, "c").innerJoin(self, "r", "r.id", "c.referredBy").columns({ id: "c.id", name: "c.name" }),
       );
-      const rows = await engine.execute(select(tree, "t").orderBy("t.id")).all();
+      const rows = await shop.engine.execute(select(tree, "t").orderBy("t.id")).all();
       expect(rows.map((r) => r.name)).toEqual(["Ada", "Brian", "Chen", "Dora"]);
     });
 
@@ -75,7 +61,7 @@ export function cteQueryTests(engineOf: () => Engine): void {
         .unionAll(select(Customer, "c").columns({ id: "c.id", ref: "c.referredBy" }))
         .orderBy("ref")
         .orderBy("id");
-      const rows = await engine.execute(q).all();
+      const rows = await shop.engine.execute(q).all();
       expect(rows).toEqual([
         { id: 2, ref: 1 },
         { id: 3, ref: 1 },
@@ -93,7 +79,7 @@ export function cteQueryTests(engineOf: () => Engine): void {
         .except(select(Order, cols).where({ status: "paid" }))
         .orderBy("status", "desc")
         .orderBy("id");
-      const rows = await engine.execute(q).all();
+      const rows = await shop.engine.execute(q).all();
       expect(rows).toEqual([
         { id: 11, status: "shipped", amount: "40.00", shippedAt: shopOrders[1]?.shippedAt },
         { id: 15, status: "shipped", amount: "20.00", shippedAt: shopOrders[5]?.shippedAt },
@@ -108,7 +94,7 @@ export function cteQueryTests(engineOf: () => Engine): void {
           .limit(1)
           .unionAll(select(Order, ["id", "total"]).orderBy("total").limit(1)),
       );
-      const rows = await engine.execute(select(extremes).orderBy("total")).all();
+      const rows = await shop.engine.execute(select(extremes).orderBy("total")).all();
       expect(rows).toEqual([
         { id: 13, total: 100 },
         { id: 11, total: 4000 },
@@ -117,14 +103,14 @@ export function cteQueryTests(engineOf: () => Engine): void {
 
     it("intersect / except [all] agree with JavaScript, or the dialect refuses ALL by name", async () => {
       const statuses = (max: number) => select(Order, ["status"]).where({ total: { lte: max } });
-      expect(await engine.execute(statuses(1000).intersect(statuses(600)).orderBy("status")).all()).toEqual([{ status: "open" }]);
-      expect(await engine.execute(statuses(5000).except(statuses(1000)).orderBy("status")).all()).toEqual([{ status: "shipped" }]);
+      expect(await shop.engine.execute(statuses(1000).intersect(statuses(600)).orderBy("status")).all()).toEqual([{ status: "open" }]);
+      expect(await shop.engine.execute(statuses(5000).except(statuses(1000)).orderBy("status")).all()).toEqual([{ status: "shipped" }]);
       const all = statuses(5000).exceptAll(statuses(1000)).orderBy("status");
-      if (!engine.capabilities.exceptAll) {
-        expect(() => engine.compile(all)).toThrow(UnsupportedFeatureError);
+      if (!shop.engine.capabilities.exceptAll) {
+        expect(() => shop.engine.compile(all)).toThrow(UnsupportedFeatureError);
         return;
       }
-      expect(await engine.execute(all).all()).toEqual([{ status: "paid" }, { status: "shipped" }, { status: "shipped" }]);
+      expect(await shop.engine.execute(all).all()).toEqual([{ status: "paid" }, { status: "shipped" }, { status: "shipped" }]);
     });
 
     it("a lock on a part of a set operation is refused before anything is sent, the same on every dialect", () => {

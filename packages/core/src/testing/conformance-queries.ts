@@ -28,26 +28,33 @@ export const shopOrders = [
 ];
 
 /**
+ * The shop tables of the query cases, created and filled before the describe block's tests and dropped
+ * after them; `engine` is the engine the cases run on, set once the block starts.
+ */
+export function useShop(engineOf: () => Engine): { readonly engine: Engine } {
+  const shop = { engine: undefined as unknown as Engine };
+  const models = [Customer, Order];
+  beforeAll(async () => {
+    shop.engine = engineOf();
+    await shop.engine.dropAll(models);
+    await shop.engine.createAll(models);
+    await shop.engine.execute(insert(Customer).values(shopCustomers)).rowsAffected();
+    await shop.engine.execute(insert(Order).values(shopOrders)).rowsAffected();
+  });
+  afterAll(async () => {
+    await shop.engine.dropAll(models);
+  });
+  return shop;
+}
+
+/**
  * The query language on the dialect's real server: joins, projections, aggregates, subqueries, locks
  * and typed raw SQL, each with the same rows (the same JavaScript values) on every database, or the
  * dialect's typed refusal where the capability table says it lacks the construct.
  */
 export function queryTests(engineOf: () => Engine): void {
   describe("queries over joins, aggregates and subqueries", () => {
-    let engine: Engine;
-    const models = [Customer, Order];
-
-    beforeAll(async () => {
-      engine = engineOf();
-      await engine.dropAll(models);
-      await engine.createAll(models);
-      await engine.execute(insert(Customer).values(shopCustomers)).rowsAffected();
-      await engine.execute(insert(Order).values(shopOrders)).rowsAffected();
-    });
-
-    afterAll(async () => {
-      await engine.dropAll(models);
-    });
+    const shop = useShop(engineOf);
 
     it("the newest orders with the customer's name: an inner join, one object per source", async () => {
       const newest = select(Order, "o")
@@ -55,7 +62,7 @@ export function queryTests(engineOf: () => Engine): void {
         .orderBy("o.createdAt", "desc")
         .orderBy("o.id", "desc")
         .limit(3);
-      const rows = await engine.execute(newest).all();
+      const rows = await shop.engine.execute(newest).all();
       expect(rows.map((r) => [r.o.id, r.c.name])).toEqual([
         [15, "Brian"],
         [13, "Chen"],
@@ -65,7 +72,7 @@ export function queryTests(engineOf: () => Engine): void {
     });
 
     it("a left join: the joined source is null when no row matches (its primary key is NULL)", async () => {
-      const rows = await engine
+      const rows = await shop.engine
         .execute(
           select(Order, "o")
             .leftJoin(Customer, "c", "c.id", "o.customerId")
@@ -84,7 +91,7 @@ export function queryTests(engineOf: () => Engine): void {
         .innerJoin(Customer, "r", "r.id", "c.referredBy")
         .columns({ customer: "c.name", referrer: "r.name" })
         .orderBy("c.id");
-      expect(await engine.execute(referrals).all()).toEqual([
+      expect(await shop.engine.execute(referrals).all()).toEqual([
         { customer: "Brian", referrer: "Ada" },
         { customer: "Chen", referrer: "Ada" },
       ]);
@@ -96,7 +103,7 @@ export function queryTests(engineOf: () => Engine): void {
         .columns({ name: "c.name", shipped: "o.id" })
         .orderBy("c.id")
         .orderBy("o.id");
-      expect(await engine.execute(query).all()).toEqual([
+      expect(await shop.engine.execute(query).all()).toEqual([
         { name: "Ada", shipped: 11 },
         { name: "Brian", shipped: 15 },
         { name: "Chen", shipped: null },
@@ -114,27 +121,27 @@ export function queryTests(engineOf: () => Engine): void {
         .fullJoin(Customer, "c", "c.id", "o.customerId")
         .columns({ order: "o.id", name: "c.name" })
         .orderBy("o.id", "asc", { nulls: "last" });
-      const caps = engine.capabilities;
+      const caps = shop.engine.capabilities;
       if (caps.rightJoin) {
-        const rows = await engine.execute(right).all();
+        const rows = await shop.engine.execute(right).all();
         expect(rows.filter((r) => r.order === null)).toEqual([{ name: "Dora", order: null }]);
         expect(rows).toHaveLength(6);
       } else {
-        expect(() => engine.compile(right)).toThrow(UnsupportedFeatureError);
+        expect(() => shop.engine.compile(right)).toThrow(UnsupportedFeatureError);
       }
       if (caps.fullJoin) {
-        const rows = await engine.execute(full).all();
+        const rows = await shop.engine.execute(full).all();
         expect(rows).toHaveLength(7);
         expect(rows.at(-1)).toEqual({ order: null, name: "Dora" });
         expect(rows.find((r) => r.order === 14)).toEqual({ order: 14, name: null });
       } else {
-        expect(() => engine.compile(full)).toThrow(UnsupportedFeatureError);
+        expect(() => shop.engine.compile(full)).toThrow(UnsupportedFeatureError);
       }
     });
 
     it("count per status: group by, count as a number on every database", async () => {
       const perStatus = select(Order).columns({ status: "status", orders: count() }).groupBy("status").orderBy("status");
-      expect(await engine.execute(perStatus).all()).toEqual([
+      expect(await shop.engine.execute(perStatus).all()).toEqual([
         { status: "open", orders: 2 },
         { status: "paid", orders: 2 },
         { status: "shipped", orders: 2 },
@@ -149,7 +156,7 @@ export function queryTests(engineOf: () => Engine): void {
         .having({ revenue: op.gt(1000) })
         .orderBy("revenue", "desc")
         .limit(5);
-      expect(await engine.execute(top).all()).toEqual([
+      expect(await shop.engine.execute(top).all()).toEqual([
         { id: 1, name: "Ada", revenue: 5250, orders: 2 },
         { id: 2, name: "Brian", revenue: 2999, orders: 2 },
       ]);
@@ -163,37 +170,37 @@ export function queryTests(engineOf: () => Engine): void {
         customers: q.countDistinct("customerId"),
         rows: q.count(),
       }));
-      expect(await engine.execute(stats).one()).toEqual({ avg: 8850 / 6, min: at(10), max: 4000, customers: 3, rows: 6 });
-      const none = await engine.execute(stats.where({ total: op.lt(0) })).one();
+      expect(await shop.engine.execute(stats).one()).toEqual({ avg: 8850 / 6, min: at(10), max: 4000, customers: 3, rows: 6 });
+      const none = await shop.engine.execute(stats.where({ total: op.lt(0) })).one();
       expect(none).toEqual({ avg: null, min: null, max: null, customers: 0, rows: 0 });
       const thirds = select(Order)
         .columns((q) => ({ avg: q.avg("total") }))
         .where({ id: op.in([12, 13, 14]) });
-      expect(await engine.execute(thirds).one()).toEqual({ avg: 1600 / 3 });
+      expect(await shop.engine.execute(thirds).one()).toEqual({ avg: 1600 / 3 });
     });
 
     it("sum and avg of a numeric column: an exact decimal string, or refused where the database has no exact decimals", async () => {
       const amounts = select(Order)
         .columns((q) => ({ sum: q.sum("amount"), avg: q.avg("amount") }))
         .where({ id: op.in([12, 13, 14]) });
-      if (!engine.capabilities.exactDecimalAggregates) {
-        expect(() => engine.compile(amounts)).toThrow(UnsupportedFeatureError);
+      if (!shop.engine.capabilities.exactDecimalAggregates) {
+        expect(() => shop.engine.compile(amounts)).toThrow(UnsupportedFeatureError);
         return;
       }
-      expect(await engine.execute(amounts).one()).toEqual({ sum: "16.00", avg: "5.333333333333333333333333333333" });
+      expect(await shop.engine.execute(amounts).one()).toEqual({ sum: "16.00", avg: "5.333333333333333333333333333333" });
       const halves = select(Order)
         .columns((q) => ({ avg: q.avg("amount") }))
         .where({ id: op.in([10, 11]) });
-      expect(await engine.execute(halves).one()).toEqual({ avg: "26.25" });
+      expect(await shop.engine.execute(halves).one()).toEqual({ avg: "26.25" });
     });
 
     it("distinct, and NULLS FIRST / LAST the same on every database", async () => {
       const statuses = select(Order).columns({ status: "status" }).distinct().orderBy("status", "desc");
-      expect(await engine.execute(statuses).scalars()).toEqual(["shipped", "paid", "open"]);
+      expect(await shop.engine.execute(statuses).scalars()).toEqual(["shipped", "paid", "open"]);
       const first = select(Order).columns({ id: "id" }).orderBy("shippedAt", "asc", { nulls: "first" }).orderBy("id");
-      expect(await engine.execute(first).scalars()).toEqual([10, 12, 13, 14, 15, 11]);
+      expect(await shop.engine.execute(first).scalars()).toEqual([10, 12, 13, 14, 15, 11]);
       const last = select(Order).columns({ id: "id" }).orderBy("shippedAt", "desc", { nulls: "last" }).orderBy("id");
-      expect(await engine.execute(last).scalars()).toEqual([11, 15, 10, 12, 13, 14]);
+      expect(await shop.engine.execute(last).scalars()).toEqual([11, 15, 10, 12, 13, 14]);
     });
 
     it("a join sorts like a plain select: NULL as the largest value, an outer-joined column nullable", async () => {
@@ -203,10 +210,10 @@ export function queryTests(engineOf: () => Engine): void {
           .columns({ id: "o.id" })
           .where({ "o.id": op.in([12, 13, 14]) })
           .orderBy("c.name", direction);
-      expect(await engine.execute(byName("asc")).scalars()).toEqual([12, 13, 14]);
-      expect(await engine.execute(byName("desc")).scalars()).toEqual([14, 13, 12]);
+      expect(await shop.engine.execute(byName("asc")).scalars()).toEqual([12, 13, 14]);
+      expect(await shop.engine.execute(byName("desc")).scalars()).toEqual([14, 13, 12]);
       const shipped = select(Order, "o").columns({ id: "o.id" }).orderBy("o.shippedAt").orderBy("o.id");
-      expect(await engine.execute(shipped).scalars()).toEqual([15, 11, 10, 12, 13, 14]);
+      expect(await shop.engine.execute(shipped).scalars()).toEqual([15, 11, 10, 12, 13, 14]);
     });
 
     it("keyset pagination on (createdAt, id)", async () => {
@@ -219,7 +226,7 @@ export function queryTests(engineOf: () => Engine): void {
       const seen: number[] = [];
       let cursor: { createdAt: Date; id: number } | undefined;
       for (;;) {
-        const rows = await engine.execute(page(cursor)).all();
+        const rows = await shop.engine.execute(page(cursor)).all();
         if (rows.length === 0) break;
         seen.push(...rows.map((r) => r.id));
         const last = rows[rows.length - 1] as (typeof rows)[number];
@@ -230,9 +237,9 @@ export function queryTests(engineOf: () => Engine): void {
 
     it("customers with no order (notExists, correlated) and with one (exists)", async () => {
       const ordersOf = select(Order, "o").where({ "o.customerId": ref(Customer, "c", "id") });
-      expect(await engine.execute(select(Customer, "c").where(notExists(ordersOf)).orderBy("c.id")).all()).toEqual([shopCustomers[3]]);
+      expect(await shop.engine.execute(select(Customer, "c").where(notExists(ordersOf)).orderBy("c.id")).all()).toEqual([shopCustomers[3]]);
       const buyers = select(Customer, "c").columns({ id: "c.id" }).where(exists(ordersOf)).orderBy("c.id");
-      expect(await engine.execute(buyers).scalars()).toEqual([1, 2, 3]);
+      expect(await shop.engine.execute(buyers).scalars()).toEqual([1, 2, 3]);
     });
 
     it("scalar subqueries in the projection and in conditions; in / notIn a projecting select", async () => {
@@ -246,7 +253,7 @@ export function queryTests(engineOf: () => Engine): void {
           ),
         })
         .orderBy("c.id");
-      expect(await engine.execute(withCounts).all()).toEqual([
+      expect(await shop.engine.execute(withCounts).all()).toEqual([
         { name: "Ada", orders: 2 },
         { name: "Brian", orders: 2 },
         { name: "Chen", orders: 1 },
@@ -256,10 +263,10 @@ export function queryTests(engineOf: () => Engine): void {
         .columns({ id: "id" })
         .where({ total: op.gt(scalar(select(Order).columns((q) => ({ avg: q.avg("total") })))) })
         .orderBy("id");
-      expect(await engine.execute(aboveAverage).scalars()).toEqual([11, 15]);
+      expect(await shop.engine.execute(aboveAverage).scalars()).toEqual([11, 15]);
       const paying = select(Order).columns({ customerId: "customerId" }).where({ status: "paid" });
       expect(
-        await engine
+        await shop.engine
           .execute(
             select(Customer)
               .where({ id: op.in(paying) })
@@ -268,7 +275,7 @@ export function queryTests(engineOf: () => Engine): void {
           .scalars(),
       ).toEqual([1, 2]);
       expect(
-        await engine
+        await shop.engine
           .execute(
             select(Customer)
               .where({ id: op.notIn(paying) })
@@ -279,13 +286,13 @@ export function queryTests(engineOf: () => Engine): void {
     });
 
     it("a queue's health in one statement: messages per status and consumer, and the oldest due", async () => {
-      await engine.execute(select(ConformanceJob)).all();
+      await shop.engine.execute(select(ConformanceJob)).all();
       const health = select(ConformanceJob)
         .columns((q) => ({ status: "status", consumer: "consumer", messages: q.count(), oldestDue: q.min("nextAttemptAt") }))
         .groupBy("status", "consumer")
         .orderBy("status")
         .orderBy("consumer");
-      const rows = await engine.execute(health).all();
+      const rows = await shop.engine.execute(health).all();
       for (const row of rows) {
         expect(typeof row.messages).toBe("number");
         expect(row.oldestDue).toBeInstanceOf(Date);
@@ -295,12 +302,12 @@ export function queryTests(engineOf: () => Engine): void {
     it("locks with joins: FOR UPDATE OF an alias, and the constructs no database can lock, refused when built", async () => {
       const claim = () => select(Order, "o").innerJoin(Customer, "c", "c.id", "o.customerId").where({ "o.status": "paid" });
       const locked = claim().forUpdate({ of: ["o"] });
-      const caps = engine.capabilities;
+      const caps = shop.engine.capabilities;
       if (caps.rowLocks && caps.lockOf) {
-        const rows = await engine.transaction(async (tx) => tx.execute(locked).all());
+        const rows = await shop.engine.transaction(async (tx) => tx.execute(locked).all());
         expect(rows.map((r) => r.o.id).sort()).toEqual([10, 12]);
       } else {
-        expect(() => engine.compile(locked)).toThrow(UnsupportedFeatureError);
+        expect(() => shop.engine.compile(locked)).toThrow(UnsupportedFeatureError);
       }
       expect(() => claim().forUpdate({ of: ["x"] })).toThrow(/not an alias of this query/);
       expect(() => select(Order, "o").leftJoin(Customer, "c", "c.id", "o.customerId").forUpdate()).toThrow(
@@ -321,7 +328,7 @@ export function queryTests(engineOf: () => Engine): void {
         sql.expr`SELECT customer_id AS "customerId", COUNT(*) AS "orders", MAX(created_at) AS "lastAt", SUM(total) AS "cents" FROM tempest_conformance_orders WHERE status <> ${"open"} GROUP BY customer_id ORDER BY customer_id`,
         { customerId: "integer?", orders: "integer", lastAt: "datetime", cents: "integer" },
       );
-      expect(await engine.execute(report).all()).toEqual([
+      expect(await shop.engine.execute(report).all()).toEqual([
         { customerId: 1, orders: 2, lastAt: at(11), cents: 5250 },
         { customerId: 2, orders: 2, lastAt: at(15), cents: 2999 },
       ]);

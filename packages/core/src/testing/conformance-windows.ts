@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insert } from "../builder/insert-builder.js";
+import { describe, expect, it } from "vitest";
 import { select } from "../builder/select-builder.js";
 import type { Engine } from "../engine/engine.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { ConformanceCustomer as Customer, ConformanceOrder as Order } from "./conformance-models.js";
-import { shopCustomers, shopOrders } from "./conformance-queries.js";
+import { useShop } from "./conformance-queries.js";
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 4, 11, minute));
 
@@ -15,20 +14,7 @@ const at = (minute: number) => new Date(Date.UTC(2026, 0, 4, 11, minute));
  */
 export function windowTests(engineOf: () => Engine): void {
   describe("window functions", () => {
-    let engine: Engine;
-    const models = [Customer, Order];
-
-    beforeAll(async () => {
-      engine = engineOf();
-      await engine.dropAll(models);
-      await engine.createAll(models);
-      await engine.execute(insert(Customer).values(shopCustomers)).rowsAffected();
-      await engine.execute(insert(Order).values(shopOrders)).rowsAffected();
-    });
-
-    afterAll(async () => {
-      await engine.dropAll(models);
-    });
+    const shop = useShop(engineOf);
 
     it("rowNumber and lag with a default over each customer's orders, newest first", async () => {
       const newestFirst = { partitionBy: ["o.customerId"], orderBy: [["o.createdAt", "desc"], "o.id"] } as const;
@@ -39,7 +25,7 @@ export function windowTests(engineOf: () => Engine): void {
           newer: q.lag("o.total", { default: 0 }).over(newestFirst),
         }))
         .orderBy("id");
-      expect(await engine.execute(query).all()).toEqual([
+      expect(await shop.engine.execute(query).all()).toEqual([
         { id: 10, n: 2, newer: 4000 },
         { id: 11, n: 1, newer: 0 },
         { id: 12, n: 2, newer: 2000 },
@@ -53,7 +39,7 @@ export function windowTests(engineOf: () => Engine): void {
       const query = select(Order)
         .columns((q) => ({ id: "id", rank: q.rank().over({ orderBy: ["status"] }), dense: q.denseRank().over({ orderBy: ["status"] }) }))
         .orderBy("id");
-      expect(await engine.execute(query).all()).toEqual([
+      expect(await shop.engine.execute(query).all()).toEqual([
         { id: 10, rank: 3, dense: 2 },
         { id: 11, rank: 5, dense: 3 },
         { id: 12, rank: 3, dense: 2 },
@@ -70,7 +56,7 @@ export function windowTests(engineOf: () => Engine): void {
           return { id: "id", total: q.sum("total").over(upToHere), orders: q.count().over(upToHere) };
         })
         .orderBy("id");
-      expect((await engine.execute(running).all()).map((r) => [r.total, r.orders])).toEqual([
+      expect((await shop.engine.execute(running).all()).map((r) => [r.total, r.orders])).toEqual([
         [1250, 1],
         [5250, 2],
         [6249, 3],
@@ -81,7 +67,7 @@ export function windowTests(engineOf: () => Engine): void {
       const moving = select(Order)
         .columns((q) => ({ avg: q.avg("total").over({ orderBy: ["id"], frame: { rows: [{ preceding: 1 }, "currentRow"] } }) }))
         .orderBy("id");
-      expect(await engine.execute(moving).scalars()).toEqual([1250, 2625, 2499.5, 549.5, 300.5, 1250.5]);
+      expect(await shop.engine.execute(moving).scalars()).toEqual([1250, 2625, 2499.5, 549.5, 300.5, 1250.5]);
     });
 
     it("lead of a nullable column; the select orders by it with NULL as the largest value", async () => {
@@ -89,7 +75,7 @@ export function windowTests(engineOf: () => Engine): void {
         .columns((q) => ({ id: "id", nextShipped: q.lead("shippedAt").over({ orderBy: ["id"] }) }))
         .orderBy("nextShipped", "desc")
         .orderBy("id");
-      expect(await engine.execute(query).all()).toEqual([
+      expect(await shop.engine.execute(query).all()).toEqual([
         { id: 11, nextShipped: null },
         { id: 12, nextShipped: null },
         { id: 13, nextShipped: null },
@@ -105,7 +91,7 @@ export function windowTests(engineOf: () => Engine): void {
         .columns((q) => ({ name: "c.name", revenue: q.sum("o.total"), place: q.rank().over({ orderBy: [[q.sum("o.total"), "desc"]] }) }))
         .groupBy("c.id", "c.name")
         .orderBy("place");
-      expect(await engine.execute(query).all()).toEqual([
+      expect(await shop.engine.execute(query).all()).toEqual([
         { name: "Ada", revenue: 5250, place: 1 },
         { name: "Brian", revenue: 2999, place: 2 },
         { name: "Chen", revenue: 100, place: 3 },
@@ -113,22 +99,22 @@ export function windowTests(engineOf: () => Engine): void {
     });
 
     it("range frames with an offset and groups frames where the database has them, a typed refusal where not", async () => {
-      const caps = engine.capabilities;
+      const caps = shop.engine.capabilities;
       const near = select(Order)
         .columns((q) => ({ near: q.sum("total").over({ orderBy: ["total"], frame: { range: [{ preceding: 1000 }, "currentRow"] } }) }))
         .orderBy("id");
       if (caps.windowFunctions && caps.windowRangeOffset) {
-        expect(await engine.execute(near).scalars()).toEqual([2750, 4000, 1600, 100, 601, 3250]);
+        expect(await shop.engine.execute(near).scalars()).toEqual([2750, 4000, 1600, 100, 601, 3250]);
       } else {
-        expect(() => engine.compile(near)).toThrow(UnsupportedFeatureError);
+        expect(() => shop.engine.compile(near)).toThrow(UnsupportedFeatureError);
       }
       const peers = select(Order)
         .columns((q) => ({ n: q.count().over({ orderBy: ["status"], frame: { groups: [{ preceding: 1 }, "currentRow"] } }) }))
         .orderBy("id");
       if (caps.windowFunctions && caps.windowGroups) {
-        expect(await engine.execute(peers).scalars()).toEqual([4, 4, 4, 2, 2, 4]);
+        expect(await shop.engine.execute(peers).scalars()).toEqual([4, 4, 4, 2, 2, 4]);
       } else {
-        expect(() => engine.compile(peers)).toThrow(UnsupportedFeatureError);
+        expect(() => shop.engine.compile(peers)).toThrow(UnsupportedFeatureError);
       }
     });
 
@@ -136,8 +122,8 @@ export function windowTests(engineOf: () => Engine): void {
       const two = select(Order)
         .columns((q) => ({ id: "id", n: q.rowNumber().over({ orderBy: [["total", "desc"]] }), all: q.count().over({}) }))
         .orderBy("id");
-      if (engine.capabilities.windowsPerSelect >= 2) {
-        expect((await engine.execute(two).all()).map((r) => [r.n, r.all])).toEqual([
+      if (shop.engine.capabilities.windowsPerSelect >= 2) {
+        expect((await shop.engine.execute(two).all()).map((r) => [r.n, r.all])).toEqual([
           [3, 6],
           [1, 6],
           [4, 6],
@@ -146,7 +132,7 @@ export function windowTests(engineOf: () => Engine): void {
           [2, 6],
         ]);
       } else {
-        expect(() => engine.compile(two)).toThrow(UnsupportedFeatureError);
+        expect(() => shop.engine.compile(two)).toThrow(UnsupportedFeatureError);
       }
     });
 
