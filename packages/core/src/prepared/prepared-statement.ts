@@ -16,9 +16,9 @@ import { Transaction } from "../engine/transaction.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
-import type { PlaceholderSpec, Placeholders, PlaceholderValues } from "./placeholder.js";
 import type { FastBinder } from "./fast-binder.js";
 import { fastBinder } from "./fast-binder.js";
+import type { PlaceholderSpec, Placeholders, PlaceholderValues } from "./placeholder.js";
 import { makePlaceholders } from "./placeholder.js";
 
 /** One compilation of the statement, for one compiler (the engine replaces its compiler once, when ready). */
