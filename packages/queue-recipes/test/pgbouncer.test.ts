@@ -37,19 +37,6 @@ describe("PostgreSQL through PgBouncer in transaction mode", () => {
     return Outbound;
   }
 
-  it("by default (named prepared statements) a drain through the pooler fails", async () => {
-    expect(bouncer.version).toMatch(/^1\.\d+/);
-    const Outbound = await queue("bouncer_prepared", 400);
-    // The default (named prepared statements) through the pooler: statements prepared on one server
-    // connection are run or prepared again on another.
-    const engine = createEngine(bouncer.url, { poolSize: 6 });
-    try {
-      await expect(drain(engine, Outbound, () => undefined, { batchSize: 5, concurrency: 6 })).rejects.toThrow(/prepared statement/);
-    } finally {
-      await engine.close();
-    }
-  });
-
   it("with pooler: 'transaction', drains everything: no prepared statement, no row left sending", async () => {
     const Outbound = await queue("bouncer_pooler", 400);
     const engine = createEngine(bouncer.url, { poolSize: 6, driver: { pooler: "transaction" } });
