@@ -133,6 +133,7 @@ describe("the TypeScript blocks of docs/*.md and README.md", () => {
       "tempest-db-js",
       "tempest-db-js/testing",
       "@tempest-db-js/dialect-postgres",
+      "@tempest-db-js/dialect-postgres/testing",
       "@tempest-db-js/dialect-mysql",
       "@tempest-db-js/dialect-sqlite",
       "@tempest-db-js/queue-recipes",

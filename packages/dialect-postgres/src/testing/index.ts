@@ -1,0 +1,1 @@
+export { postgresConformanceSql } from "./postgres-conformance-sql.js";
