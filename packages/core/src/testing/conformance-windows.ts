@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Executable } from "../builder/executable.js";
 import { select } from "../builder/select-builder.js";
 import type { Engine } from "../engine/engine.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
@@ -16,38 +17,48 @@ export function windowTests(engineOf: () => Engine): void {
   describe("window functions", () => {
     const shop = useShop(engineOf);
 
-    it("rowNumber and lag with a default over each customer's orders, newest first", async () => {
-      const newestFirst = { partitionBy: ["o.customerId"], orderBy: [["o.createdAt", "desc"], "o.id"] } as const;
-      const query = select(Order, "o")
-        .columns((q) => ({
-          id: "o.id",
-          n: q.rowNumber().over(newestFirst),
-          newer: q.lag("o.total", { default: 0 }).over(newestFirst),
-        }))
-        .orderBy("id");
-      expect(await shop.engine.execute(query).all()).toEqual([
-        { id: 10, n: 2, newer: 4000 },
-        { id: 11, n: 1, newer: 0 },
-        { id: 12, n: 2, newer: 2000 },
-        { id: 13, n: 1, newer: 0 },
-        { id: 14, n: 1, newer: 0 },
-        { id: 15, n: 1, newer: 0 },
-      ]);
-    });
-
-    it("rank and denseRank by an enum sort in its declaration order", async () => {
-      const query = select(Order)
-        .columns((q) => ({ id: "id", rank: q.rank().over({ orderBy: ["status"] }), dense: q.denseRank().over({ orderBy: ["status"] }) }))
-        .orderBy("id");
-      expect(await shop.engine.execute(query).all()).toEqual([
-        { id: 10, rank: 3, dense: 2 },
-        { id: 11, rank: 5, dense: 3 },
-        { id: 12, rank: 3, dense: 2 },
-        { id: 13, rank: 1, dense: 1 },
-        { id: 14, rank: 1, dense: 1 },
-        { id: 15, rank: 5, dense: 3 },
-      ]);
-    });
+    const newestFirst = { partitionBy: ["o.customerId"], orderBy: [["o.createdAt", "desc"], "o.id"] } as const;
+    const perOrder: { name: string; query: () => Executable; rows: Record<string, unknown>[] }[] = [
+      {
+        name: "rowNumber and lag with a default over each customer's orders, newest first",
+        query: () =>
+          select(Order, "o")
+            .columns((q) => ({ id: "o.id", n: q.rowNumber().over(newestFirst), newer: q.lag("o.total", { default: 0 }).over(newestFirst) }))
+            .orderBy("id"),
+        rows: [
+          { id: 10, n: 2, newer: 4000 },
+          { id: 11, n: 1, newer: 0 },
+          { id: 12, n: 2, newer: 2000 },
+          { id: 13, n: 1, newer: 0 },
+          { id: 14, n: 1, newer: 0 },
+          { id: 15, n: 1, newer: 0 },
+        ],
+      },
+      {
+        name: "rank and denseRank by an enum sort in its declaration order",
+        query: () =>
+          select(Order)
+            .columns((q) => ({
+              id: "id",
+              rank: q.rank().over({ orderBy: ["status"] }),
+              dense: q.denseRank().over({ orderBy: ["status"] }),
+            }))
+            .orderBy("id"),
+        rows: [
+          { id: 10, rank: 3, dense: 2 },
+          { id: 11, rank: 5, dense: 3 },
+          { id: 12, rank: 3, dense: 2 },
+          { id: 13, rank: 1, dense: 1 },
+          { id: 14, rank: 1, dense: 1 },
+          { id: 15, rank: 5, dense: 3 },
+        ],
+      },
+    ];
+    for (const { name, query, rows } of perOrder) {
+      it(name, async () => {
+        expect(await shop.engine.execute(query()).all()).toEqual(rows);
+      });
+    }
 
     it("running and moving aggregates over rows frames", async () => {
       const running = select(Order)
