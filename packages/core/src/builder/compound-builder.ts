@@ -36,27 +36,32 @@ export class CompoundBuilder<R> implements Executable<R> {
   }
 
   union<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.#node, "union", false, other));
+    return this.#combine("union", false, other);
   }
 
   unionAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.#node, "union", true, other));
+    return this.#combine("union", true, other);
   }
 
   intersect<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.#node, "intersect", false, other));
+    return this.#combine("intersect", false, other);
   }
 
   intersectAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.#node, "intersect", true, other));
+    return this.#combine("intersect", true, other);
   }
 
   except<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.#node, "except", false, other));
+    return this.#combine("except", false, other);
   }
 
   exceptAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.#node, "except", true, other));
+    return this.#combine("except", true, other);
+  }
+
+  /** `this op other` as a new builder: the body of every set-operation method. */
+  #combine<R2>(op: SetOperator, all: boolean, other: SetPart<R2>): CompoundBuilder<CompoundRow<R, R2>> {
+    return new CompoundBuilder(setOperation(this.#node, op, all, other));
   }
 
   /** Sorts the whole result by an output key (the same rules as a select: enum order, NULL largest). */
