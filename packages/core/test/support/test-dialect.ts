@@ -1,38 +1,27 @@
 import type { ColumnMeta, Dialect, DialectCapabilities, Driver, Engine, EngineOptions } from "../../src/index.js";
-import { createEngine, DIALECT_CONTRACT_VERSION, defineCapabilities, passThroughCodec, SqlCompiler } from "../../src/index.js";
+import {
+  createEngine,
+  DIALECT_CONTRACT_VERSION,
+  defineCapabilities,
+  passThroughCodec,
+  SqlCompiler,
+  safeCapabilities,
+} from "../../src/index.js";
 
-/** Every capability on: the base compiler's full SQL, with `?` placeholders. */
+/** Each boolean capability of the safe table, switched on. */
+const everyFlagOn = Object.fromEntries(
+  Object.entries(safeCapabilities).flatMap(([flag, value]) => (typeof value === "boolean" ? [[flag, true]] : [])),
+);
+
+/**
+ * Every feature on — a flag core adds later is on here too — for the base compiler's full SQL, with `?`
+ * placeholders. Off: the three flags that say how a server behaves rather than which SQL it takes.
+ */
 export const fullCapabilities = defineCapabilities({
-  rowLocks: true,
-  shareLocks: true,
-  skipLocked: true,
-  noWait: true,
-  lockOf: true,
-  returningInsert: true,
-  returningUpdate: true,
-  returningDelete: true,
-  limitInSubquery: true,
-  conflictTarget: true,
-  conflictTargetWhere: true,
-  onDuplicateKey: true,
-  partialIndexes: true,
-  savepoints: true,
-  rightJoin: true,
-  fullJoin: true,
-  nullsOrder: true,
-  exactDecimalAggregates: true,
-  ctes: true,
-  recursiveCtes: true,
-  cteMaterialized: true,
-  dataModifyingCtes: true,
-  intersectExcept: true,
-  intersectAll: true,
-  exceptAll: true,
-  parenthesizedSetParts: true,
-  windowFunctions: true,
-  windowGroups: true,
-  windowRangeOffset: true,
-  windowOffsetDefault: true,
+  ...everyFlagOn,
+  listenNotify: false,
+  serializedWrites: false,
+  nulInText: false,
   windowsPerSelect: Number.MAX_SAFE_INTEGER,
 });
 
