@@ -228,7 +228,7 @@ export class StreamEndedTransactionError extends TransactionFailedError {
 
   constructor(dialect: string, streamSql: string) {
     super(
-      `${dialect}: a stream on this transaction was left before its last row (break, return or throw in the loop), and ${dialect}'s driver can stop a result set only by closing its connection: the transaction was rolled back by the server, and nothing issued on it from now on is sent.\n  stream: ${streamSql}`,
+      `${dialect}: a stream on this transaction was left before its last row (break, return or throw in the loop, or its iterator dropped and collected), and ${dialect}'s driver can stop a result set only by closing its connection: the transaction was rolled back by the server, and nothing issued on it from now on is sent.\n  stream: ${streamSql}`,
       undefined,
     );
     this.streamSql = streamSql;

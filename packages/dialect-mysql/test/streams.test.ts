@@ -9,6 +9,7 @@ import {
   sql,
   TransactionFailedError,
 } from "tempest-db-js";
+import { collectGarbageUntil } from "tempest-db-js/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeEngines, testEngine } from "./support.js";
 
@@ -39,6 +40,31 @@ afterAll(async () => {
   await engine.dropAll([StreamItem, StreamLog]);
   await closeEngines();
 });
+
+/** Reads one row, then lets the iterator go without break, return() or throw. */
+async function readOneAndDrop(rows: AsyncIterable<unknown>): Promise<void> {
+  const iterator = rows[Symbol.asyncIterator]();
+  await iterator.next();
+}
+
+/** Wide rows that do not fit the socket buffers, so the server is still sending when the client pauses. */
+function wideQuery(marker: string) {
+  return sql.raw(`SELECT id, REPEAT('x', 8000) AS pad, '${marker}' AS marker FROM tempest_stream_items ORDER BY id`);
+}
+
+/** How many statements carrying `marker` the server is running, seen from a connection of its own. */
+function runningOn(watcher: ReturnType<typeof testEngine>, marker: string) {
+  return async () =>
+    Number(
+      await watcher
+        .execute(
+          sql.raw(
+            `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE '%${marker}%' AND INFO NOT LIKE '%PROCESSLIST%'`,
+          ),
+        )
+        .scalar(),
+    );
+}
 
 const logged = async (id: number) => (await engine.execute(select(StreamLog).where({ id })).all()).length;
 
@@ -102,18 +128,45 @@ describe("MySQL streams (mysql2 text protocol)", () => {
     expect(await engine.execute(select(StreamItem).where({ id: 1 })).all()).toHaveLength(1);
   });
 
+  it("an iterator dropped mid-read is closed once collected: its connection is destroyed and the server stops sending", async () => {
+    const marker = `tempest_abandoned_${process.pid}`;
+    const running = runningOn(testEngine({ poolSize: 1 }), marker);
+    await readOneAndDrop(engine.stream(wideQuery(marker), { batchSize: 50 }));
+    expect(await running()).toBe(1);
+    expect(await collectGarbageUntil(async () => (await running()) === 0)).toBe(true);
+    expect(await engine.execute(select(StreamItem).where({ id: 1 })).all()).toHaveLength(1);
+  });
+
+  it("an iterator dropped inside a transaction is closed once collected: the transaction rejects with StreamEndedTransactionError, its writes gone", async () => {
+    let after: unknown;
+    const outcome = await engine
+      .transaction(async (tx) => {
+        await tx.execute(insert(StreamLog).values({ id: 5 })).rowsAffected();
+        await readOneAndDrop(tx.stream(ordered, { batchSize: 100 }));
+        const refused = async () => {
+          after = await tx
+            .execute(insert(StreamLog).values({ id: 6 }))
+            .rowsAffected()
+            .catch((e: unknown) => e);
+          return StreamEndedTransactionError.isInstance(after);
+        };
+        // Refused with StreamOpenError (nothing sent) until collected, with StreamEndedTransactionError after.
+        expect(await refused()).toBe(false);
+        expect(StreamOpenError.isInstance(after)).toBe(true);
+        expect(await collectGarbageUntil(refused)).toBe(true);
+        return "returned";
+      })
+      .catch((e: unknown) => e);
+    expect(StreamEndedTransactionError.isInstance(outcome)).toBe(true);
+    expect(StreamEndedTransactionError.isInstance(after)).toBe(true);
+    expect(await logged(5)).toBe(0);
+    expect(await logged(6)).toBe(0);
+  });
+
   it("a slow consumer pauses the connection: the server waits on its socket instead of the rows piling up in memory", async () => {
     const marker = `tempest_backpressure_${process.pid}`;
-    const wide = sql.raw(`SELECT id, REPEAT('x', 8000) AS pad, '${marker}' AS marker FROM tempest_stream_items ORDER BY id`);
-    const watcher = testEngine({ poolSize: 1 });
-    const running = () =>
-      watcher
-        .execute(
-          sql.raw(
-            `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE '%${marker}%' AND INFO NOT LIKE '%PROCESSLIST%'`,
-          ),
-        )
-        .scalar();
+    const wide = wideQuery(marker);
+    const running = runningOn(testEngine({ poolSize: 1 }), marker);
     let seen = 0;
     let stillSending: unknown;
     for await (const _ of engine.stream(wide, { batchSize: 50 })) {
@@ -125,9 +178,9 @@ describe("MySQL streams (mysql2 text protocol)", () => {
         break;
       }
     }
-    expect(Number(stillSending)).toBe(1);
+    expect(stillSending).toBe(1);
     // The break destroyed that connection: its statement ends with it.
-    for (let i = 0; i < 50 && Number(await running()) !== 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(Number(await running())).toBe(0);
+    for (let i = 0; i < 50 && (await running()) !== 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await running()).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import type { QueryEvent } from "tempest-db-js";
 import { column, createEngine, insert, Model, QueryError, select, sql } from "tempest-db-js";
+import { collectGarbageUntil } from "tempest-db-js/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresDialect } from "../src/index.js";
 import { PG_URL } from "./pg-url.js";
@@ -29,6 +30,12 @@ async function sessionIsClean(): Promise<boolean> {
     .execute(sql.raw("SELECT (SELECT count(*) FROM pg_cursors)::int AS cursors, now() = statement_timestamp() AS own_transaction"))
     .one();
   return row.cursors === 0 && row.own_transaction === true;
+}
+
+/** Reads one row, then lets the iterator go without break, return() or throw. */
+async function readOneAndDrop(rows: AsyncIterable<unknown>): Promise<void> {
+  const iterator = rows[Symbol.asyncIterator]();
+  await iterator.next();
 }
 
 beforeAll(async () => {
@@ -88,6 +95,25 @@ describe("PostgreSQL streams (server-side cursors)", () => {
       await tx.execute(insert(StreamLog).values({ id: 100_000 })).rowsAffected();
     });
     expect(await engine.execute(select(StreamLog).where({ id: 100_000 })).all()).toHaveLength(1);
+  });
+
+  it("an iterator dropped mid-read is closed once collected: its cursor and transaction end, or its cursor alone in a transaction", async () => {
+    const text = engine.compile(ordered).sql;
+    const ended = () => events.filter((e) => e.sql === text).length;
+    events.length = 0;
+    await readOneAndDrop(engine.stream(ordered, { batchSize: 100 }));
+    expect(await collectGarbageUntil(() => ended() === 1)).toBe(true);
+    // The engine's one connection came back rolled back, with no cursor open.
+    expect(await sessionIsClean()).toBe(true);
+    await engine.transaction(async (tx) => {
+      await readOneAndDrop(tx.stream(ordered, { batchSize: 100 }));
+      expect((await tx.execute(sql.raw("SELECT count(*)::int AS n FROM pg_cursors")).one()).n).toBe(1);
+      expect(await collectGarbageUntil(() => ended() === 2)).toBe(true);
+      expect((await tx.execute(sql.raw("SELECT count(*)::int AS n FROM pg_cursors")).one()).n).toBe(0);
+      await tx.execute(insert(StreamLog).values({ id: 300_000 })).rowsAffected();
+    });
+    expect(await engine.execute(select(StreamLog).where({ id: 300_000 })).all()).toHaveLength(1);
+    expect(await sessionIsClean()).toBe(true);
   });
 
   it("an error mid-stream is a QueryError with the SQL and no bound value; the connection comes back clean", async () => {

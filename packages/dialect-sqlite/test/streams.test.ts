@@ -1,10 +1,28 @@
 import { insert, QueryError, StreamOpenError, select, sql, TransactionFinishedError } from "tempest-db-js";
+import { collectGarbageUntil } from "tempest-db-js/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { TestDatabase } from "./support/engines.js";
 import { openDatabase, targets } from "./support/engines.js";
 import { Counter } from "./support/models.js";
 
 const SECRET = "S3CRET-stream-value";
+
+/** Whether the statement ran: false when refused because a stream holds the connection, as it is until then (never a wait). */
+function ran(statement: Promise<unknown>): Promise<boolean> {
+  return statement.then(
+    () => true,
+    (error: unknown) => {
+      expect(StreamOpenError.isInstance(error)).toBe(true);
+      return false;
+    },
+  );
+}
+
+/** Reads one row, then lets the iterator go without break, return() or throw. */
+async function readOneAndDrop(rows: AsyncIterable<unknown>): Promise<unknown> {
+  const iterator = rows[Symbol.asyncIterator]();
+  return (await iterator.next()).value;
+}
 
 describe.each(targets)("streams on a %s database", (target) => {
   let db: TestDatabase;
@@ -91,6 +109,25 @@ describe.each(targets)("streams on a %s database", (target) => {
     const late = await kept?.next().catch((e: unknown) => e);
     expect(TransactionFinishedError.isInstance(late)).toBe(true);
     expect(await engine.execute(select(Counter).where({ id: 1 })).all()).toHaveLength(1);
+  });
+
+  it("an iterator dropped mid-read keeps the connection busy only until it is collected; then the engine goes on", async () => {
+    const { engine } = db;
+    expect(await readOneAndDrop(engine.stream(ordered, { batchSize: 10 }))).toEqual({ id: 1, value: 0 });
+    const free = () => ran(engine.execute(select(Counter, ["id"]).where({ id: 2 })).all());
+    expect(await free()).toBe(false);
+    expect(await collectGarbageUntil(free)).toBe(true);
+    expect(await engine.execute(insert(Counter).values({ id: 9996, value: 1 })).rowsAffected()).toBe(1);
+  });
+
+  it("an iterator dropped inside a transaction is reset once collected: the transaction goes on and commits", async () => {
+    const { engine } = db;
+    await engine.transaction(async (tx) => {
+      await readOneAndDrop(tx.stream(ordered, { batchSize: 10 }));
+      const write = () => ran(tx.execute(insert(Counter).values({ id: 9995, value: 1 })).rowsAffected());
+      expect(await collectGarbageUntil(write)).toBe(true);
+    });
+    expect(await engine.execute(select(Counter, ["id"]).where({ id: 9995 })).all()).toEqual([{ id: 9995 }]);
   });
 
   it("an error mid-stream is a QueryError with the SQL and no bound value, after the rows before it; the engine goes on", async () => {

@@ -56,11 +56,32 @@ export interface OpenedStream {
   close(failure: unknown): Promise<void>;
 }
 
+/** The stream an iterator opened, until its loop ends: what to close should the iterator be dropped instead. */
+interface Holder {
+  opened: OpenedStream | undefined;
+}
+
+const noop = (): void => {};
+
+/**
+ * Closes the stream of an iterator dropped mid-read (no break, return() or throw: `await it.next()`
+ * and then `it` goes out of scope), once the garbage collector has taken the iterator: its
+ * connection, cursor or busy SQLite statement is freed then instead of never. An iterator a loop is
+ * still using (its body awaiting, or a batch being read) is reachable from that loop, so it is
+ * never taken. Nobody is left to hear a failure to close; the close still releases the connection.
+ */
+const abandoned = new FinalizationRegistry<Holder>((holder) => {
+  const opened = holder.opened;
+  holder.opened = undefined;
+  opened?.close(undefined).catch(noop);
+});
+
 /**
  * The rows of one select, read a batch at a time: `for await (const row of engine.stream(query))`.
  * Nothing runs until the iteration starts. A batch is read only when the loop has taken every row
  * of the one before (backpressure), and leaving the loop early (break, return, throw) ends the
- * statement and frees its connection before the loop exits. Read once.
+ * statement and frees its connection before the loop exits. Read once. An iterator dropped without
+ * any of those is closed once the garbage collector takes it (see `abandoned`).
  */
 export class RowStream<R> implements AsyncIterable<R> {
   readonly #open: () => Promise<OpenedStream>;
@@ -70,53 +91,48 @@ export class RowStream<R> implements AsyncIterable<R> {
     this.#open = open;
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<R> {
-    if (this.#used) throw new ValidationError("A stream is read once: call stream() again to read the rows again");
-    this.#used = true;
-    return this.#rows();
+  [Symbol.asyncIterator](): AsyncGenerator<R, void, undefined> {
+    return this.#start<R>(true);
   }
 
   /** Every row, batch by batch: for a consumer that works on a batch at a time (bulk writes, file chunks). */
   batches(): AsyncGenerator<R[], void, undefined> {
-    if (this.#used) throw new ValidationError("A stream is read once: call stream() again to read the rows again");
-    this.#used = true;
-    return this.#batches();
+    return this.#start<R[]>(false);
   }
 
-  async *#rows(): AsyncGenerator<R, void, undefined> {
+  #start<T>(rowAtATime: boolean): AsyncGenerator<T, void, undefined> {
+    if (this.#used) throw new ValidationError("A stream is read once: call stream() again to read the rows again");
+    this.#used = true;
+    const holder: Holder = { opened: undefined };
+    const iterator = this.#read(holder, rowAtATime) as AsyncGenerator<T, void, undefined>;
+    abandoned.register(iterator, holder, holder);
+    return iterator;
+  }
+
+  async *#read(holder: Holder, rowAtATime: boolean): AsyncGenerator<unknown, void, undefined> {
     const opened = await this.#open();
+    holder.opened = opened;
     let failure: unknown;
     try {
       for (;;) {
         const batch = await opened.next();
         if (batch === undefined) return;
+        if (!rowAtATime) {
+          if (opened.refused !== undefined) throw opened.refused;
+          yield batch;
+          continue;
+        }
         for (let i = 0; i < batch.length; i++) {
           if (opened.refused !== undefined) throw opened.refused;
-          yield batch[i] as R;
+          yield batch[i];
         }
       }
     } catch (error) {
       failure = error;
       throw error;
     } finally {
-      await opened.close(failure);
-    }
-  }
-
-  async *#batches(): AsyncGenerator<R[], void, undefined> {
-    const opened = await this.#open();
-    let failure: unknown;
-    try {
-      for (;;) {
-        const batch = await opened.next();
-        if (batch === undefined) return;
-        if (opened.refused !== undefined) throw opened.refused;
-        yield batch as R[];
-      }
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
+      abandoned.unregister(holder);
+      holder.opened = undefined;
       await opened.close(failure);
     }
   }

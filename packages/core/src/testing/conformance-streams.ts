@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { deleteFrom } from "../builder/delete-builder.js";
 import { insert } from "../builder/insert-builder.js";
 import { select } from "../builder/select-builder.js";
-import type { Engine } from "../engine/engine.js";
+import type { Engine, EngineOptions } from "../engine/engine.js";
 import type { QueryEvent } from "../engine/query-event.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { sql } from "../expression/sql.js";
+import { abandonedStreamTests } from "./conformance-abandoned-streams.js";
 import { fullValues } from "./conformance-behaviour.js";
 import { ConformanceValue } from "./conformance-models.js";
 
@@ -40,11 +41,7 @@ async function collect<R>(rows: AsyncIterable<R>): Promise<R[]> {
  * order and decoded the same way as `.all()`, for any batch size; an early exit that frees the
  * connection; a stream on a transaction that sees the transaction's writes.
  */
-export function streamTests(
-  engineOf: () => Engine,
-  makeEngine: (options: { onQuery?: (event: QueryEvent) => void }) => Engine,
-  streams = true,
-): void {
+export function streamTests(engineOf: () => Engine, makeEngine: (options: EngineOptions) => Engine, streams = true): void {
   if (!streams) {
     it("stream() is refused with UnsupportedFeatureError: this dialect's driver has no stream()", async () => {
       const error = await collect(engineOf().stream(select(ConformanceValue))).catch((e: unknown) => e);
@@ -147,5 +144,7 @@ export function streamTests(
       await collect(stream);
       expect(() => stream[Symbol.asyncIterator]()).toThrow(ValidationError);
     });
+
+    abandonedStreamTests(engineOf, makeEngine, seed, ROWS);
   });
 }

@@ -1,3 +1,4 @@
+export { collectGarbageUntil } from "./collect-garbage.js";
 export type { ConformanceCase, ConformanceCaseId } from "./conformance-cases.js";
 export { conformanceCases, seedJobs } from "./conformance-cases.js";
 export { cteQueryTests } from "./conformance-cte-queries.js";
