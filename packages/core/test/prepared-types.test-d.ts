@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from "vitest";
-import type { Engine, Expression, InferModel, PlaceholderValues, PreparedStatement, QueryResult } from "../src/index.js";
-import { insert, select } from "../src/index.js";
+import type { Engine, Expression, InferModel, PlaceholderValues, PreparedStatement, QueryResult, RowStream } from "../src/index.js";
+import { deleteFrom, insert, select } from "../src/index.js";
 import { Outbound } from "./support/outbound.js";
 
 declare const engine: Engine;
@@ -36,5 +36,39 @@ describe("engine.prepare", () => {
     add.execute({ id: "x", key: null });
     // @ts-expect-error an unknown kind
     engine.prepare({ id: "int" }, (p) => select(Outbound).where({ id: p.id }));
+  });
+});
+
+describe("prepared stream()", () => {
+  test("streams the rows execute() returns, typed alike; values, options and on are checked as execute()'s", async () => {
+    const due = engine.prepare({ consumer: "text", min: "integer" }, (p) =>
+      select(Outbound, ["id", "attempts"])
+        .where({ consumer: p.consumer, attempts: { gte: p.min } })
+        .orderBy("id"),
+    );
+    expectTypeOf(due.stream({ consumer: "c", min: 1 })).toEqualTypeOf<RowStream<{ id: string; attempts: number }>>();
+    for await (const row of due.stream({ consumer: "c", min: 1 }, { batchSize: 100 })) {
+      expectTypeOf(row).toEqualTypeOf<Awaited<ReturnType<ReturnType<typeof due.execute>["all"]>>[number]>();
+    }
+    await engine.transaction(async (tx) => {
+      for await (const batch of due.stream({ consumer: "c", min: 1 }, {}, tx).batches()) {
+        expectTypeOf(batch).toEqualTypeOf<{ id: string; attempts: number }[]>();
+      }
+    });
+    // @ts-expect-error a number for a text placeholder
+    due.stream({ consumer: 1, min: 1 });
+    // @ts-expect-error a placeholder is missing
+    due.stream({ consumer: "c" });
+    // @ts-expect-error batchSize is a number
+    due.stream({ consumer: "c", min: 1 }, { batchSize: "10" });
+    // @ts-expect-error `on` is an executor, not an options object
+    due.stream({ consumer: "c", min: 1 }, {}, { batchSize: 10 });
+  });
+
+  test("a statement that returns no rows has no stream()", () => {
+    const remove = engine.prepare({ id: "uuid" }, (p) => deleteFrom(Outbound).where({ id: p.id }));
+    expectTypeOf(remove.execute({ id: "x" })).toEqualTypeOf<QueryResult<never>>();
+    // @ts-expect-error no rows to stream: run it with execute()
+    remove.stream({ id: "x" });
   });
 });

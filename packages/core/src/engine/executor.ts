@@ -103,7 +103,15 @@ export abstract class BaseExecutor implements Executor {
     refuseUnstreamable(node);
     if (this.core.settings.helpersOnly) refusePlainOperators(node);
     const batchSize = streamBatchSize(options);
-    return new Rows(() => this.openStream(node, batchSize));
+    return new Rows(() => this.openStream(() => this.core.compiler.compile(node), batchSize));
+  }
+
+  /**
+   * @internal A stream of a statement compiled (and checked) by the caller: `compile` runs when the
+   * stream opens, once the engine is ready (prepared statements).
+   */
+  streamCompiled<R>(compile: () => CompiledQuery, batchSize: number): RowStream<R> {
+    return new Rows<R>(() => this.openStream(compile, batchSize));
   }
 
   async notify(channel: string, payload: string): Promise<void> {
@@ -118,8 +126,8 @@ export abstract class BaseExecutor implements Executor {
    * promise of it. May throw instead of rejecting; execute() and notify() turn that into a rejection.
    */
   abstract runCompiled<R>(compiled: CompiledQuery): ExecutedQuery<R> | Promise<ExecutedQuery<R>>;
-  /** Compiles `node` and opens its stream on the executor's connection (see RowStream). */
-  protected abstract openStream(node: StatementNode, batchSize: number): Promise<OpenedStream>;
+  /** Compiles the statement (`compile`, once the engine is ready) and opens its stream on the executor's connection (see RowStream). */
+  protected abstract openStream(compile: () => CompiledQuery, batchSize: number): Promise<OpenedStream>;
   abstract transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options?: TransactionOptions): Promise<T>;
 }
 

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { StatementNode } from "../ast/statement-node.js";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
 import {
   CommitOutcomeUnknownError,
@@ -79,11 +78,11 @@ export class Session extends BaseExecutor {
    * A stream on a connection of its own, held until the stream ends (PostgreSQL's driver wraps its
    * cursor in a transaction of its own there), then released; discarded when the stream lost it.
    */
-  protected async openStream(node: StatementNode, batchSize: number): Promise<OpenedStream> {
+  protected async openStream(compile: () => CompiledQuery, batchSize: number): Promise<OpenedStream> {
     this.#refuseSelfDeadlock();
     const core = this.core;
     await core.ready();
-    const compiled = core.compiler.compile(node);
+    const compiled = compile();
     const connection = await core.acquire();
     let cursor: StreamCursor;
     try {

@@ -1,4 +1,3 @@
-import type { StatementNode } from "../ast/statement-node.js";
 import type { Executable } from "../builder/executable.js";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
 import type { DriverConnection } from "../dialect/driver.js";
@@ -95,9 +94,9 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
    * A stream in the transaction's statement queue: each batch is read in order with the statements
    * issued around it, so on PostgreSQL other statements run between fetches of its cursor.
    */
-  protected async openStream(node: StatementNode, batchSize: number): Promise<OpenedStream> {
+  protected async openStream(compile: () => CompiledQuery, batchSize: number): Promise<OpenedStream> {
     this.#refuseIssue();
-    const cursor = StreamCursor.open(this.core, this.connection, this.core.compiler.compile(node), batchSize, true);
+    const cursor = StreamCursor.open(this.core, this.connection, compile(), batchSize, true);
     const lane = this.#lane;
     let ended = false;
     const end = async (): Promise<void> => {

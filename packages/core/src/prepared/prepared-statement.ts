@@ -12,6 +12,8 @@ import { BaseExecutor, toNode } from "../engine/executor.js";
 import type { ExecutedQuery } from "../engine/query-result.js";
 import { QueryResult } from "../engine/query-result.js";
 import { refusePlainOperators } from "../engine/refuse-plain-operators.js";
+import type { RowStream, StreamOptions } from "../engine/row-stream.js";
+import { refuseUnstreamable, streamBatchSize } from "../engine/row-stream.js";
 import { Transaction } from "../engine/transaction.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
@@ -105,6 +107,30 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
     });
   }
 
+  /**
+   * The statement's rows with `values`, read a batch at a time, as `stream()` on the engine, or on
+   * `on` (a transaction or session of the same engine), reads a select. The values are checked now,
+   * at the call, as execute() checks them; nothing runs until the loop starts.
+   */
+  stream(
+    this: [R] extends [never] ? "stream() reads rows: this statement returns none; run it with execute()" : PreparedStatement<S, R>,
+    values: PlaceholderValues<S>,
+    options?: StreamOptions,
+    on?: Executor,
+  ): RowStream<R>;
+  stream(values: PlaceholderValues<S>, options?: StreamOptions, on?: Executor): RowStream<R> {
+    refuseUnstreamable(this.#node);
+    const batchSize = streamBatchSize(options);
+    const executor = this.#executor(on);
+    const template = this.#current();
+    const bound = this.#bind(template, values);
+    // The engine replaces its compiler once, when ready: bound again then, as execute() does.
+    return executor.streamCompiled<R>(() => {
+      const current = this.#current();
+      return current === template ? bound : this.#bind(current, values);
+    }, batchSize);
+  }
+
   /** The statement as it would be sent with `values`: its SQL and encoded parameters (nothing runs). */
   compile(values: PlaceholderValues<S>): CompiledQuery {
     return this.#bind(this.#current(), values);
@@ -134,7 +160,9 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
   #executor(on: Executor | undefined): BaseExecutor {
     if (on === undefined) return this.#engine;
     if (!(on instanceof BaseExecutor) || (on as unknown as { core: EngineCore }).core !== this.#core) {
-      throw new ValidationError("execute(values, on): `on` must be a transaction or session of the engine that prepared the statement");
+      throw new ValidationError(
+        "execute(values, on) / stream(values, options, on): `on` must be a transaction or session of the engine that prepared the statement",
+      );
     }
     return on;
   }

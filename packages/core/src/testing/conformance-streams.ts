@@ -145,6 +145,37 @@ export function streamTests(engineOf: () => Engine, makeEngine: (options: Engine
       expect(() => stream[Symbol.asyncIterator]()).toThrow(ValidationError);
     });
 
+    it("a prepared select streams the rows its execute() returns, on the engine and in a transaction; values are checked at the call", async () => {
+      const engine = engineOf();
+      await seed(engine);
+      const between = engine.prepare({ low: "integer", high: "integer" }, (p) =>
+        select(ConformanceValue)
+          .where({ id: { gte: p.low, lte: p.high } })
+          .orderBy("id"),
+      );
+      const some = { low: 100, high: 1100 };
+      expect(await collect(between.stream(some, { batchSize: 64 }))).toEqual(await between.execute(some).all());
+      const batches = await engine.transaction(async (tx) => {
+        await tx.execute(insert(ConformanceValue).values({ id: ROWS + 1 })).rowsAffected();
+        return collect(between.stream({ low: ROWS - 1, high: ROWS + 1 }, { batchSize: 2 }, tx).batches());
+      });
+      expect(batches.map((batch) => batch.map((row) => row.id))).toEqual([[ROWS - 1, ROWS], [ROWS + 1]]);
+      expect(() => between.stream({ low: "1" as never, high: 2 })).toThrow(ValidationError);
+      expect(() => between.stream({ low: 1 } as never)).toThrow(ValidationError);
+      expect(() => between.stream(some, { batchSize: 0 })).toThrow(ValidationError);
+      const write = engine.prepare({ id: "integer" }, (p) => deleteFrom(ConformanceValue).where({ id: p.id }));
+      expect(() => (write as unknown as typeof between).stream(some)).toThrow(ValidationError);
+      // A statement prepared on an engine not yet ready (its compiler is replaced then) streams too.
+      const fresh = makeEngine({});
+      try {
+        const one = fresh.prepare({ id: "integer" }, (p) => select(ConformanceValue, ["id"]).where({ id: p.id }));
+        expect(() => one.stream({ id: 1 }, {}, engine)).toThrow(ValidationError);
+        expect(await collect(one.stream({ id: 7 }))).toEqual([{ id: 7 }]);
+      } finally {
+        await fresh.close();
+      }
+    });
+
     abandonedStreamTests(engineOf, makeEngine, seed, ROWS);
   });
 }
