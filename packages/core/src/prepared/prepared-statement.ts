@@ -123,11 +123,11 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
     const batchSize = streamBatchSize(options);
     const executor = this.#executor(on);
     const template = this.#current();
-    const bound = this.#bind(template, values);
+    const bound = this.#bind(template, values, "stream");
     // The engine replaces its compiler once, when ready: bound again then, as execute() does.
     return executor.streamCompiled<R>(() => {
       const current = this.#current();
-      return current === template ? bound : this.#bind(current, values);
+      return current === template ? bound : this.#bind(current, values, "stream");
     }, batchSize);
   }
 
@@ -167,19 +167,20 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
     return on;
   }
 
-  #bind(template: Template, values: PlaceholderValues<S>): CompiledQuery {
+  /** `call` names the method in error messages. */
+  #bind(template: Template, values: PlaceholderValues<S>, call: "execute" | "stream" = "execute"): CompiledQuery {
     const fast = template.fast?.(values);
     if (fast !== undefined) {
       const { compiled } = template;
       return { sql: compiled.sql, params: fast, kind: compiled.kind, columns: compiled.columns };
     }
     if (typeof values !== "object" || values === null || Array.isArray(values)) {
-      throw new ValidationError(`execute: expects an object of placeholder values, got ${describe(values)}`);
+      throw new ValidationError(`${call}: expects an object of placeholder values, got ${describe(values)}`);
     }
     const record = values as Record<string, unknown>;
     const names = this.#names;
     // Every name is read below; a key beyond them would be a value that silently goes nowhere.
-    if (Object.keys(record).length !== names.length) this.#extraKeys(record);
+    if (Object.keys(record).length !== names.length) this.#extraKeys(record, call);
     const { compiled, slots, compiler, names: slotNames, kinds, accepts, asIs, nulInText } = template;
     const params = template.params.slice();
     for (let i = 0; i < slots.length; i++) {
@@ -197,7 +198,7 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
       }
       const slot = slots[i] as PlaceholderSlot;
       const node = slot.node;
-      if (value === undefined) throw this.#missing(node, record);
+      if (value === undefined) throw this.#missing(node, record, call);
       const column = node.column as ColumnMeta;
       checkValue(column, value, node.where, node.allowNull);
       params[slot.index] = compiler.encodePlaceholderValue(value, column);
@@ -205,18 +206,18 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
     return { sql: compiled.sql, params, kind: compiled.kind, columns: compiled.columns };
   }
 
-  #missing(node: PlaceholderNode, record: Record<string, unknown>): ValidationError {
+  #missing(node: PlaceholderNode, record: Record<string, unknown>, call: string): ValidationError {
     return Object.hasOwn(record, node.name)
-      ? new ValidationError(`execute: placeholder "${node.name}" is undefined; pass a value${node.nullable ? " or null" : ""}`)
-      : new ValidationError(`execute: no value for placeholder "${node.name}"`);
+      ? new ValidationError(`${call}: placeholder "${node.name}" is undefined; pass a value${node.nullable ? " or null" : ""}`)
+      : new ValidationError(`${call}: no value for placeholder "${node.name}"`);
   }
 
-  #extraKeys(record: Record<string, unknown>): undefined {
+  #extraKeys(record: Record<string, unknown>, call: string): undefined {
     const known = new Set(this.#names);
     const extra = Object.keys(record).filter((key) => !known.has(key));
     if (extra.length > 0) {
       throw new ValidationError(
-        `execute: no placeholder named ${extra.map((k) => JSON.stringify(k)).join(", ")} (the placeholders are ${this.#names.join(", ")})`,
+        `${call}: no placeholder named ${extra.map((k) => JSON.stringify(k)).join(", ")} (the placeholders are ${this.#names.join(", ")})`,
       );
     }
     return undefined;

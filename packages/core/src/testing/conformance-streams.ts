@@ -162,6 +162,7 @@ export function streamTests(engineOf: () => Engine, makeEngine: (options: Engine
       expect(batches.map((batch) => batch.map((row) => row.id))).toEqual([[ROWS - 1, ROWS], [ROWS + 1]]);
       expect(() => between.stream({ low: "1" as never, high: 2 })).toThrow(ValidationError);
       expect(() => between.stream({ low: 1 } as never)).toThrow(ValidationError);
+      expect(() => between.stream({ low: 1 } as never)).toThrow('stream: no value for placeholder "high"');
       expect(() => between.stream(some, { batchSize: 0 })).toThrow(ValidationError);
       const write = engine.prepare({ id: "integer" }, (p) => deleteFrom(ConformanceValue).where({ id: p.id }));
       expect(() => (write as unknown as typeof between).stream(some)).toThrow(ValidationError);
