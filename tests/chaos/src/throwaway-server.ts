@@ -1,10 +1,10 @@
 import type { ChildProcess } from "node:child_process";
 import { execFile, spawn } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
+import { freePort, initPostgresCluster } from "@tempest-db-js/private-server";
 import { createEngine, sql } from "tempest-db-js";
 
 // Private database servers for the tests that restart one: the shared servers on 5432/3306 are
@@ -34,18 +34,6 @@ export interface ThrowawayServer {
   destroy(): Promise<void>;
   /** The server's own log, for failure messages. */
   log(): string;
-}
-
-async function freePort(preferred: number): Promise<number> {
-  for (let port = preferred; port < preferred + 200; port++) {
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error(`no free port in ${preferred}..${preferred + 199}`);
 }
 
 /** Polls `select 1` through the library until it answers, at most `limitMs`. */
@@ -103,49 +91,38 @@ function postgresBin(): string {
 /** A private PostgreSQL cluster (initdb + pg_ctl), run as the `postgres` OS user when we are root. */
 export async function throwawayPostgres(preferredPort = 55432): Promise<ThrowawayServer> {
   const bin = postgresBin();
-  const asRoot = process.getuid?.() === 0;
-  const as = async (command: string, args: string[], timeoutMs = 60_000) => {
-    const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, command), ...args]] : [join(bin, command), args];
-    return run(file, argv, { timeout: timeoutMs });
-  };
-  const dir = mkdtempSync("/tmp/tempest-chaos-pg-");
-  if (asRoot) {
-    const { stdout } = await run("id", ["-u", "postgres"]);
-    const { stdout: gid } = await run("id", ["-g", "postgres"]);
-    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
-  }
-  const data = join(dir, "data");
-  const logFile = join(dir, "server.log");
-  const port = await freePort(preferredPort);
+  const pgCtl = join(bin, "pg_ctl");
+  const cluster = await initPostgresCluster({
+    initdb: join(bin, "initdb"),
+    prefix: "tempest-chaos-pg-",
+    preferredPort,
+    maxConnections: 50,
+  });
+  const { data, logFile, port, serverOptions: options } = cluster;
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
-  await as("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`;
-  const log = () => (existsSync(logFile) ? readFileSync(logFile, "utf8").slice(-3000) : "(no log)");
+  const log = () => cluster.log().slice(-3000);
   const server: ThrowawayServer = {
     url,
     port,
     log,
     async start() {
-      await as("pg_ctl", ["-D", data, "-o", options, "-l", logFile, "-w", "-t", "30", "start"], 40_000);
+      await cluster.run(pgCtl, ["-D", data, "-o", options, "-l", logFile, "-w", "-t", "30", "start"], 40_000);
       await waitUntilUp(url, "@tempest-db-js/dialect-postgres", 30_000, log);
     },
     async crash() {
-      await as("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"], 40_000);
+      await cluster.run(pgCtl, ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"], 40_000);
     },
     async restart() {
       const args = ["-D", data, "-o", options, "-l", logFile, "-m", "immediate", "-w", "-t", "30", "restart"];
-      const times = await timedPgCtl(
-        asRoot ? "runuser" : join(bin, "pg_ctl"),
-        asRoot ? ["-u", "postgres", "--", join(bin, "pg_ctl"), ...args] : args,
-      );
+      const times = await timedPgCtl(...cluster.command(pgCtl, args));
       await waitUntilUp(url, "@tempest-db-js/dialect-postgres", 30_000, log);
       return times;
     },
     async destroy() {
       if (existsSync(join(data, "postmaster.pid"))) {
-        await as("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"], 40_000).catch(() => {});
+        await cluster.run(pgCtl, ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"], 40_000).catch(() => {});
       }
-      rmSync(dir, { recursive: true, force: true });
+      cluster.remove();
     },
   };
   await server.start();

