@@ -10,6 +10,7 @@ import type {
 } from "tempest-db-js";
 import { StreamOpenError, ValidationError } from "tempest-db-js";
 import { classifySqliteError } from "./classify-sqlite-error.js";
+import { SqliteStatements } from "./sqlite-statements.js";
 import { sqliteRowStream } from "./sqlite-stream.js";
 import type { SqliteTarget } from "./sqlite-url.js";
 import { parseSqliteUrl } from "./sqlite-url.js";
@@ -21,11 +22,6 @@ export interface SqliteDriverOptions {
   /** Prepared statements kept per engine, least recently used dropped first (default 256). */
   readonly statementCacheSize?: number;
 }
-
-type Statement = Database.Statement<unknown[], unknown>;
-
-/** The safe-integer (1) and raw-row (2) modes a cached statement was last set to. */
-const MODES = Symbol("tempest modes");
 
 /** Hands the one connection to one holder at a time, in the order they asked. */
 class FifoMutex {
@@ -116,14 +112,10 @@ class SqliteConnection implements DriverConnection {
 export class SqliteDriver implements Driver {
   readonly target: SqliteTarget;
   readonly busyTimeoutMs: number;
-  readonly statementCacheSize: number;
   /** One connection: core refuses a statement on the engine inside its own transaction instead of hanging. */
   readonly maxConnections = 1;
   readonly #mutex = new FifoMutex();
-  /** Insertion order is recency order: a hit moves its entry to the end. */
-  readonly #statements = new Map<string, Statement>();
-  /** The most recently used SQL text: already last in #statements, so a repeat needs no reordering. */
-  #lastSql: string | undefined;
+  readonly #statements: SqliteStatements;
   /** Handed to every connection, made once rather than per acquire. */
   readonly #runQuery = (query: DriverQuery) => this.#run(query);
   readonly #streamQuery = (query: DriverQuery, options: DriverStreamOptions) => this.#stream(query, options);
@@ -143,7 +135,12 @@ export class SqliteDriver implements Driver {
     this.target = parseSqliteUrl(config.url);
     const options = readOptions(config.options);
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    this.statementCacheSize = options.statementCacheSize ?? 256;
+    this.#statements = new SqliteStatements(options.statementCacheSize ?? 256);
+  }
+
+  /** Prepared statements kept, least recently used dropped first. */
+  get statementCacheSize(): number {
+    return this.#statements.capacity;
   }
 
   /** Prepared statements currently cached (for diagnostics and tests). */
@@ -196,7 +193,6 @@ export class SqliteDriver implements Driver {
       await this.#mutex.lock();
       try {
         this.#statements.clear();
-        this.#lastSql = undefined;
         this.#db?.close();
         this.#db = undefined;
       } finally {
@@ -248,7 +244,6 @@ export class SqliteDriver implements Driver {
       return;
     }
     this.#statements.clear();
-    this.#lastSql = undefined;
     this.#db = undefined;
     try {
       db.close();
@@ -266,16 +261,16 @@ export class SqliteDriver implements Driver {
     const start = (): Iterator<unknown> => {
       if (this.#streaming) throw this.#busy();
       const db = this.#open();
-      const statement = this.#prepare(db, query.sql);
-      if (!statement) throw new RangeError("SQLite streams one statement at a time: stream() takes a single select");
+      const entry = this.#statements.get(db, query.sql);
+      if (!entry) throw new RangeError("SQLite streams one statement at a time: stream() takes a single select");
+      const { statement } = entry;
       const safe = query.wantsBigInt === true;
-      const raw = query.rowMode === "array" && statement.reader;
-      const modes = statement as Statement & { [MODES]?: number };
+      const raw = query.rowMode === "array" && entry.reader;
       const mode = (safe ? 1 : 0) | (raw ? 2 : 0);
-      if (modes[MODES] !== mode) {
+      if (entry.mode !== mode) {
         statement.safeIntegers(safe);
-        if (statement.reader) statement.raw(raw);
-        modes[MODES] = mode;
+        if (entry.reader) statement.raw(raw);
+        entry.mode = mode;
       }
       const rows = statement.iterate(query.params as unknown[]);
       this.#streaming = { sql: query.sql, inTransaction: options.inTransaction };
@@ -290,55 +285,28 @@ export class SqliteDriver implements Driver {
   #run(query: DriverQuery): DriverResult {
     if (this.#streaming) throw this.#busy();
     const db = this.#open();
-    const statement = this.#prepare(db, query.sql);
-    if (!statement) return this.#script(db, query);
+    const entry = this.#statements.get(db, query.sql);
+    if (!entry) return this.#script(db, query);
+    const { statement } = entry;
     const params = query.params as unknown[];
     const spread = spreadable(params);
     // Each mode switch is a native call: made only when this statement last ran in the other mode.
     const safe = query.wantsBigInt === true;
-    const modes = statement as Statement & { [MODES]?: number };
-    if (statement.reader) {
+    if (entry.reader) {
       const raw = query.rowMode === "array";
       const mode = (safe ? 1 : 0) | (raw ? 2 : 0);
-      if (modes[MODES] !== mode) {
+      if (entry.mode !== mode) {
         statement.safeIntegers(safe).raw(raw);
-        modes[MODES] = mode;
+        entry.mode = mode;
       }
       const rows = spread ? statement.all(...params) : statement.all(params);
       return { rows, rowsAffected: rows.length };
     }
-    if (modes[MODES] !== (safe ? 1 : 0)) {
+    if (entry.mode !== (safe ? 1 : 0)) {
       statement.safeIntegers(safe);
-      modes[MODES] = safe ? 1 : 0;
+      entry.mode = safe ? 1 : 0;
     }
     return { rows: [], rowsAffected: (spread ? statement.run(...params) : statement.run(params)).changes };
-  }
-
-  /** The cached statement for `sql`, or undefined when `sql` holds several statements. */
-  #prepare(db: Database.Database, sql: string): Statement | undefined {
-    const cached = this.#statements.get(sql);
-    if (cached) {
-      if (sql !== this.#lastSql) {
-        this.#statements.delete(sql);
-        this.#statements.set(sql, cached);
-        this.#lastSql = sql;
-      }
-      return cached;
-    }
-    let statement: Statement;
-    try {
-      statement = db.prepare<unknown[], unknown>(sql);
-    } catch (error) {
-      if (error instanceof RangeError && /more than one statement/i.test(error.message)) return undefined;
-      throw error;
-    }
-    this.#statements.set(sql, statement);
-    this.#lastSql = sql;
-    if (this.#statements.size > this.statementCacheSize) {
-      const oldest = this.#statements.keys().next().value;
-      if (oldest !== undefined) this.#statements.delete(oldest);
-    }
-    return statement;
   }
 
   /**
@@ -355,10 +323,13 @@ export class SqliteDriver implements Driver {
   }
 
   #totalChanges(db: Database.Database): number {
-    const statement = this.#prepare(db, "SELECT total_changes()");
-    const row = statement?.safeIntegers(false).raw(true).get() as [number] | undefined;
-    if (statement) (statement as Statement & { [MODES]?: number })[MODES] = 2;
-    return row?.[0] ?? 0;
+    const entry = this.#statements.get(db, "SELECT total_changes()");
+    if (!entry) return 0;
+    if (entry.mode !== 2) {
+      entry.statement.safeIntegers(false).raw(true);
+      entry.mode = 2;
+    }
+    return (entry.statement.get() as [number] | undefined)?.[0] ?? 0;
   }
 }
 

@@ -60,21 +60,35 @@ interface RowShape {
 
 /** Shapes kept per table: a program inserts a handful of field lists. */
 const MAX_SHAPES = 32;
-const shapes = new WeakMap<TableMeta, Map<string, RowShape | null>>();
+
+/** A table's row shapes by field list, and the last list asked for (a loop inserts one shape again and again). */
+interface TableShapes {
+  readonly byNames: Map<string, RowShape | null>;
+  lastNames: readonly string[];
+  last: RowShape | null;
+}
+
+const shapes = new WeakMap<TableMeta, TableShapes>();
 
 function rowShape(table: TableMeta, names: readonly string[]): RowShape | undefined {
-  let byNames = shapes.get(table);
-  if (byNames === undefined) shapes.set(table, (byNames = new Map()));
+  let known = shapes.get(table);
+  if (known === undefined) {
+    // No field is named NUL: the first list never matches this one.
+    known = { byNames: new Map(), lastNames: ["\0"], last: null };
+    shapes.set(table, known);
+  } else if (sameNames(known.lastNames, names)) return known.last ?? undefined;
   // Two lists could share a key only through a name holding NUL, which no field has: such rows miss
   // the shape's names when the reader checks them, and take the general path.
   const key = names.join("\0");
-  let shape = byNames.get(key);
+  let shape = known.byNames.get(key);
   if (shape === undefined) {
     // Past the limit, rows of a new shape take the general path rather than generate code each time.
-    if (byNames.size >= MAX_SHAPES) return undefined;
+    if (known.byNames.size >= MAX_SHAPES) return undefined;
     shape = makeShape(table, names);
-    byNames.set(key, shape);
+    known.byNames.set(key, shape);
   }
+  known.lastNames = names;
+  known.last = shape;
   return shape ?? undefined;
 }
 

@@ -10,6 +10,7 @@ import type { ColumnMeta } from "../schema/column-meta.js";
 import type { QueryEvent } from "./query-event.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { REDACTED, redactedCopy, redactText, secretsOf } from "./redact-secrets.js";
+import type { RowDecoder } from "./row-decoder.js";
 import { rowDecoder } from "./row-decoder.js";
 
 const CONNECT = { sql: "(connect)", params: [] } as const;
@@ -52,6 +53,10 @@ export class EngineCore {
   #closed = false;
   /** Per result shape: does it hold a 64-bit integer column (driver must not round through number)? */
   readonly #wantsBigInt = new WeakMap<readonly ColumnMeta[], boolean>();
+  /** The last result shape asked about, and its answers: a loop runs one statement again and again. */
+  #lastColumns: readonly ColumnMeta[] | undefined;
+  #lastHoldsBigInt: boolean | undefined;
+  #lastDecoder: RowDecoder | undefined;
 
   constructor(dialect: Dialect, settings: EngineSettings) {
     this.dialect = dialect;
@@ -272,7 +277,12 @@ export class EngineCore {
   decodeRows(rows: readonly unknown[], compiled: CompiledQuery): unknown[] {
     const { columns } = compiled;
     if (!columns) return rows as unknown[];
-    const decode = rowDecoder(this.dialect.codec, columns, compiled.nesting);
+    let decode = this.#lastDecoder;
+    if (columns !== this.#lastColumns || decode === undefined) {
+      decode = rowDecoder(this.dialect.codec, columns, compiled.nesting);
+      this.#remember(columns);
+      this.#lastDecoder = decode;
+    }
     const decoded = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) decoded[i] = decode(rows[i] as unknown[]);
     return decoded;
@@ -286,12 +296,23 @@ export class EngineCore {
   }
 
   #holdsBigInt(columns: readonly ColumnMeta[]): boolean {
+    if (columns === this.#lastColumns && this.#lastHoldsBigInt !== undefined) return this.#lastHoldsBigInt;
     let holds = this.#wantsBigInt.get(columns);
     if (holds === undefined) {
       holds = columns.some((c) => c.kind === "bigint");
       if (Object.isFrozen(columns)) this.#wantsBigInt.set(columns, holds);
     }
+    this.#remember(columns);
+    this.#lastHoldsBigInt = holds;
     return holds;
+  }
+
+  /** Makes `columns` the last result shape; the answers kept for the previous one no longer apply. */
+  #remember(columns: readonly ColumnMeta[]): void {
+    if (columns === this.#lastColumns) return;
+    this.#lastColumns = columns;
+    this.#lastHoldsBigInt = undefined;
+    this.#lastDecoder = undefined;
   }
 
   /**

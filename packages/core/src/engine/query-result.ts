@@ -119,8 +119,19 @@ export class QueryResult<R> implements PromiseLike<ExecutedQuery<R>> {
   /** Rows inserted, updated or deleted (for a select: rows returned). */
   rowsAffected(): Promise<number> {
     const run = this.#result();
-    return run instanceof Promise ? run.then(affectedOf) : Promise.resolve(run.rowsAffected);
+    return run instanceof Promise ? run.then(affectedOf) : resolvedCount(run.rowsAffected);
   }
+}
+
+/**
+ * The counts a row-at-a-time statement reports, as promises made once: a settled promise cannot
+ * change, so every result that ran at once can share one instead of making its own for each row.
+ */
+const ZERO = Promise.resolve(0);
+const ONE = Promise.resolve(1);
+
+function resolvedCount(count: number): Promise<number> {
+  return count === 1 ? ONE : count === 0 ? ZERO : Promise.resolve(count);
 }
 
 function startedElsewhere(): never {
