@@ -7,6 +7,7 @@ import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiled-query.js";
 import { contextWith, nestingOf, newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
+import { StatementShapes } from "./statement-shapes.js";
 import { ValuesTexts } from "./values-texts.js";
 import { WindowCompiler } from "./window-compiler.js";
 
@@ -31,6 +32,17 @@ export abstract class SqlCompiler extends WindowCompiler {
   readonly #valuesTexts = new ValuesTexts();
   /** The placeholder hook for ValuesTexts, made once. */
   readonly #placeholder = (index: number): string => this.placeholder(index);
+  /** Texts of the statements builders make again and again, by shape (see StatementShapes). */
+  readonly #shapes = new StatementShapes({
+    value: (value, column, ctx) => void this.bind(value, column, ctx),
+    cells: (node, ctx) => this.#bindCells(node, ctx),
+  });
+  /**
+   * Whether shapes are cached: only while values are written by the base hooks, which make a
+   * placeholder of every value whatever it is. A dialect that writes values (or conditions) its own
+   * way compiles every statement in full.
+   */
+  #shaped: boolean | undefined;
 
   /** The statement that sends a notification (`listenNotify` dialects): two parameters, channel and payload. */
   notifySql(): string | undefined {
@@ -58,9 +70,32 @@ export abstract class SqlCompiler extends WindowCompiler {
   compile(node: StatementNode): CompiledQuery {
     const cached = this.#compiled.get(node);
     if (cached) return cached;
-    const compiled = this.#compileWith(node, undefined);
+    const compiled = this.#compileShaped(node) ?? this.#compileWith(node, undefined);
     this.#compiled.remember(node, compiled);
     return compiled;
+  }
+
+  /**
+   * A statement of a shape compiled before: that text, with this statement's values bound by the walk
+   * that found the shape. A shape seen for the first time is compiled in full and its text kept.
+   */
+  #compileShaped(node: StatementNode): CompiledQuery | undefined {
+    this.#shaped ??=
+      this.value === SqlCompiler.prototype.value &&
+      this.bind === SqlCompiler.prototype.bind &&
+      this.condition === SqlCompiler.prototype.condition;
+    if (!this.#shaped) return undefined;
+    const ctx = newContext(false, tableOf(node));
+    const level = this.#shapes.find(node, ctx);
+    if (level === undefined) return undefined;
+    const sql = this.#shapes.text(level);
+    if (sql === undefined) {
+      const compiled = this.#compileWith(node, undefined);
+      this.#shapes.remember(level, compiled.sql);
+      return compiled;
+    }
+    // The same parameters as the full compile, which passed the parameter limit with as many.
+    return Object.freeze({ sql, params: Object.freeze(ctx.params), kind: node.kind, columns: resultColumns(node) });
   }
 
   /**
@@ -255,11 +290,22 @@ export abstract class SqlCompiler extends WindowCompiler {
       }
       return sql;
     }
+    this.#bindCells(node, ctx);
+    return this.#valuesTexts.grid(start, rowCount, width, this.#placeholder);
+  }
+
+  /**
+   * Binds the cells of an insert whose cells are all values. They are appended as they are, in bulk.
+   * Then, column by column, strings are checked for their text, and what the dialect does not bind
+   * unchanged is encoded in place: objects (a Date, JSON, bytes), and every cell of a column
+   * encodesAsIs says no for.
+   */
+  #bindCells(node: InsertNode, ctx: CompileContext): void {
+    const { cells, columns } = node;
+    const width = columns.length;
     const params = ctx.params;
+    const start = params.length;
     const nulInText = this.capabilities.nulInText;
-    // The cells are appended as they are, in bulk. Then, column by column, strings are checked for their
-    // text, and what the dialect does not bind unchanged is encoded in place: objects (a Date, JSON,
-    // bytes), and every cell of a column encodesAsIs says no for.
     appendAll(params, cells);
     for (let c = 0; c < width; c++) {
       const column = columns[c] as ColumnMeta;
@@ -271,7 +317,6 @@ export abstract class SqlCompiler extends WindowCompiler {
         if (isObject || !asIs) params[start + at] = this.encodeParam(value, column);
       }
     }
-    return this.#valuesTexts.grid(start, rowCount, width, this.#placeholder);
   }
 }
 
