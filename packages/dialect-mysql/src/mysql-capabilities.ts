@@ -20,6 +20,14 @@ export interface MysqlCapabilities extends DialectCapabilities {
   readonly tableCollation: string;
   /** `JSON_TABLE` (MariaDB 10.6+, MySQL 8): long in/notIn lists travel as one JSON parameter. */
   readonly jsonTable: boolean;
+  /**
+   * INTERSECT ALL / EXCEPT ALL may follow another set operator in one flat chain. Not on MariaDB:
+   * 10.11.19 loops forever on `SELECT 1 INTERSECT ALL SELECT 2 EXCEPT ALL SELECT 1` (at one core,
+   * through KILL and max_statement_time, until SIGKILL), and MDEV-38722 crashes a chain ending in
+   * EXCEPT ALL; the compiler reads the chain before such an operator from a derived table there.
+   * MySQL 8 is unmeasured here and keeps the chain.
+   */
+  readonly bagOperatorChains: boolean;
 }
 
 export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities {
@@ -77,6 +85,7 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     writeTargetInSubquery: maria && atLeast(server, 10, 3, 2),
     tableCollation: maria ? "utf8mb4_nopad_bin" : mysql8 ? "utf8mb4_0900_bin" : "utf8mb4_bin",
     jsonTable: maria ? atLeast(server, 10, 6) : mysql8,
+    bagOperatorChains: !maria,
   });
 }
 

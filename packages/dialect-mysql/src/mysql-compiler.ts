@@ -2,6 +2,7 @@ import type {
   BeginOptions,
   ColumnMeta,
   CompileContext,
+  CompoundNode,
   ConflictClause,
   DeleteNode,
   DialectCapabilities,
@@ -137,6 +138,11 @@ export class MysqlCompiler extends SqlCompiler {
   /** `CAST(x AS DOUBLE)` needs MySQL 8.0.17; adding a double literal makes a double on every version. */
   override floatSql(sql: string): string {
     return `(${sql} + 0e0)`;
+  }
+
+  /** An INTERSECT ALL / EXCEPT ALL reads the chain before it as a derived table on MariaDB (see `bagOperatorChains`). */
+  protected override chainsSetOperators(_left: CompoundNode, next: CompoundNode): boolean {
+    return this.mysql.bagOperatorChains || !next.all || next.op === "union";
   }
 
   override lockStrengthSql(strength: LockStrength): string {

@@ -149,6 +149,11 @@ const mariadb: Record<ConformanceCaseId, ExpectedStatement> = {
     sql: "SELECT `consumer` FROM (SELECT `consumer` FROM `tempest_conformance_jobs` WHERE `status` = ? UNION SELECT `consumer` FROM `tempest_conformance_jobs` WHERE `status` = ?) AS `tempest_set` INTERSECT SELECT `consumer` FROM `tempest_conformance_jobs` WHERE `status` = ?",
     params: ["queued", "sent", "queued"],
   },
+  // Written flat, MariaDB 10.11 loops forever on this chain (see bagOperatorChains): the INTERSECT ALL is a derived table.
+  "set.intersectAllThenExceptAll": {
+    sql: "SELECT `consumer` FROM (SELECT `consumer` FROM `tempest_conformance_jobs` INTERSECT ALL SELECT `consumer` FROM `tempest_conformance_jobs` WHERE `status` = ?) AS `tempest_set` EXCEPT ALL SELECT `consumer` FROM `tempest_conformance_jobs` WHERE `status` = ?",
+    params: ["queued", "sent"],
+  },
 };
 
 /** Where MySQL 8 differs (compiled, not run, on this machine). */
@@ -165,6 +170,7 @@ const mysql8: Record<ConformanceCaseId, ExpectedStatement> = {
   "set.intersectAll": { unsupported: "INTERSECT" },
   "set.exceptAll": { unsupported: "EXCEPT" },
   "set.grouping": { unsupported: "INTERSECT" },
+  "set.intersectAllThenExceptAll": { unsupported: "EXCEPT" },
 };
 
 // The expectations depend on which server answers, so ask it before declaring the suite.

@@ -21,7 +21,7 @@ export abstract class CompoundCompiler extends SelectCompiler {
   protected compound(node: CompoundNode, ctx: CompileContext): string {
     this.checkSetOperator(node.op, node.all);
     const keyword = `${setKeyword(node.op)}${node.all ? " ALL" : ""}`;
-    const sql = `${this.setOperand(node.left, node.op, "left", ctx)} ${keyword} ${this.setOperand(node.right, node.op, "right", ctx)}`;
+    const sql = `${this.setOperand(node.left, node, "left", ctx)} ${keyword} ${this.setOperand(node.right, node, "right", ctx)}`;
     if (node.orderBy.length === 0) return sql + this.limitOffset(node.limit, node.offset);
     let ordered = `SELECT ${this.columnList(node.columns)} FROM (${sql}) AS ${this.quoteIdentifier(SET_ALIAS)} ORDER BY `;
     for (let i = 0; i < node.orderBy.length; i++) {
@@ -57,17 +57,27 @@ export abstract class CompoundCompiler extends SelectCompiler {
       );
   }
 
-  /** One side of a set operation, grouped as built (see the class comment). */
-  protected setOperand(operand: SetOperand, op: SetOperator, side: "left" | "right", ctx: CompileContext): string {
+  /** One side of `parent`, grouped as built (see the class comment). */
+  protected setOperand(operand: SetOperand, parent: CompoundNode, side: "left" | "right", ctx: CompileContext): string {
     if (operand.kind === "select") {
       if (operand.limit === undefined && operand.offset === undefined) return this.select(operand, ctx);
       if (this.capabilities.parenthesizedSetParts) return `(${this.select(operand, ctx)})`;
       return this.derived(operand.columns, this.select(operand, ctx), PART_ALIAS);
     }
-    const regrouped = side === "right" || (op === "intersect" && operand.op !== "intersect");
+    const regrouped =
+      side === "right" || (parent.op === "intersect" && operand.op !== "intersect") || !this.chainsSetOperators(operand, parent);
     const clauses = operand.orderBy.length > 0 || operand.limit !== undefined || operand.offset !== undefined;
     const sql = this.compound(operand, ctx);
     return regrouped || clauses ? this.derived(operand.columns, sql, SET_ALIAS) : sql;
+  }
+
+  /**
+   * Whether `next`'s operator may follow `left`'s in one flat chain, `a op1 b op2 c`; where the server
+   * misreads such a chain the dialect answers false and `left` is read from a derived table, which
+   * keeps the meaning. Every chain by default.
+   */
+  protected chainsSetOperators(_left: CompoundNode, _next: CompoundNode): boolean {
+    return true;
   }
 
   /** `SELECT columns FROM (sql) AS alias`: a query as a part whatever its own clauses. */

@@ -159,4 +159,11 @@ export const setCases = {
       expect(await rowsOf(engine, query)).toEqual([{ consumer: "billing" }]);
     },
   },
+  "set.intersectAllThenExceptAll": {
+    // (billing, billing, mail ∩ billing, billing) minus mail: a chain MariaDB 10.11 loops on when written flat.
+    build: () => select(Job, ["consumer"]).intersectAll(consumers("queued")).exceptAll(consumers("sent")),
+    check: async (engine, query) => {
+      expect(await rowsOf(engine, query)).toEqual([{ consumer: "billing" }, { consumer: "billing" }]);
+    },
+  },
 } satisfies Record<string, ConformanceCase>;

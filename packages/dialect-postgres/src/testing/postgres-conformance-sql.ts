@@ -199,4 +199,8 @@ export const postgresConformanceSql: ConformanceTarget["expected"] = {
     sql: 'SELECT "consumer" FROM (SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $1 UNION SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $2) AS "tempest_set" INTERSECT SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $3',
     params: ["queued", "sent", "queued"],
   },
+  "set.intersectAllThenExceptAll": {
+    sql: 'SELECT "consumer" FROM "tempest_conformance_jobs" INTERSECT ALL SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $1 EXCEPT ALL SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $2',
+    params: ["queued", "sent"],
+  },
 };
