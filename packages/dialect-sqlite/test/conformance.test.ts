@@ -181,6 +181,14 @@ const expected: ConformanceTarget["expected"] = {
     sql: 'SELECT "consumer" FROM (SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = ? UNION SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = ?) AS "tempest_set" INTERSECT SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = ?',
     params: ["queued", "sent", "queued"],
   },
+  "set.enumOrder": {
+    sql: 'SELECT "status" FROM (SELECT "status" FROM "tempest_conformance_jobs" WHERE "consumer" = ? UNION SELECT "status" FROM "tempest_conformance_jobs" WHERE "consumer" = ?) AS "tempest_set" ORDER BY CASE "status" WHEN \'queued\' THEN 0 WHEN \'sending\' THEN 1 WHEN \'sent\' THEN 2 WHEN \'failed\' THEN 3 END DESC',
+    params: ["billing", "mail"],
+  },
+  "cte.enumOrder": {
+    sql: 'WITH "statuses" AS (SELECT "status" FROM "tempest_conformance_jobs" WHERE "consumer" = ? UNION SELECT "status" FROM "tempest_conformance_jobs" WHERE "consumer" = ?) SELECT "s"."status" FROM "statuses" AS "s" ORDER BY CASE "s"."status" WHEN \'queued\' THEN 0 WHEN \'sending\' THEN 1 WHEN \'sent\' THEN 2 WHEN \'failed\' THEN 3 END DESC',
+    params: ["billing", "mail"],
+  },
   "set.intersectAllThenExceptAll": { unsupported: "EXCEPT ALL" },
 };
 

@@ -111,6 +111,17 @@ export function resultColumn(
   return column;
 }
 
+/** The columns derivedColumn made: values computed by the statement, not the table's typed column. */
+const derivedColumns = new WeakSet<ColumnMeta>();
+
+/**
+ * Whether the column is an output of a CTE or a set operation. Its server type is what the server
+ * makes of the query (MySQL/MariaDB: an ENUM through UNION is text), not the column type it came from.
+ */
+export function isDerivedColumn(column: ColumnMeta): boolean {
+  return derivedColumns.has(column);
+}
+
 /**
  * `base` read again from a derived source (a CTE, a set operation) named `table`: the same field,
  * name, kind and conversion, so its values decode exactly as `base`'s do. One frozen copy per shape.
@@ -129,6 +140,7 @@ export function derivedColumn(base: ColumnMeta, table: string, notNull: boolean)
     default: undefined,
     references: undefined,
   });
+  derivedColumns.add(column);
   const conversion = conversions.get(base);
   if (conversion) conversions.set(column, conversion);
   if (resultCount < MAX_RESULTS) {
@@ -141,10 +153,11 @@ export function derivedColumn(base: ColumnMeta, table: string, notNull: boolean)
   return column;
 }
 
-/** Gives `copy` (the same column under another alias) the conversion `base` has. */
+/** Gives `copy` (the same column under another alias) the conversion `base` has, and its being derived. */
 export function keepConversion(base: ColumnMeta, copy: ColumnMeta): void {
   const conversion = conversions.get(base);
   if (conversion) conversions.set(copy, conversion);
+  if (derivedColumns.has(base)) derivedColumns.add(copy);
 }
 
 const NUMERIC_KINDS: ReadonlySet<ColumnKind> = new Set(["integer", "bigint", "real", "numeric"]);

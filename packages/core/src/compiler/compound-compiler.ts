@@ -31,7 +31,7 @@ export abstract class CompoundCompiler extends SelectCompiler {
       if (item.nulls === undefined) key = this.orderItem(column, item.direction);
       else {
         const name = this.quoteName(column.name);
-        key = this.orderKey(column.kind === "enum" ? this.enumOrderSql(column, name) : name, item.direction, item.nulls);
+        key = this.orderKey(column.kind === "enum" ? this.enumKey(column, name) : name, item.direction, item.nulls);
       }
       ordered += (i === 0 ? "" : ", ") + key;
     }

@@ -2,6 +2,7 @@ import type { ConditionNode } from "../ast/condition-node.js";
 import type { JoinNode, QueryParts, SelectionNode } from "../ast/query-node.js";
 import type { LockClause, SelectNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
+import { isDerivedColumn } from "../builder/result-columns.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
 import { contextWith, outerJoinedAliases } from "./compiled-query.js";
@@ -134,7 +135,7 @@ export abstract class SelectCompiler extends DdlCompiler {
       if (column === undefined) itemSql = this.orderKey(key, item.direction, item.nulls);
       else {
         // A computed enum (an aggregate's, a subquery's) is text on every database, even where the column's type sorts itself.
-        const sorted = column.kind === "enum" ? this.enumOrderSql(column, key, computed) : key;
+        const sorted = column.kind === "enum" ? this.enumKey(column, key, computed) : key;
         outer ??= outerJoinedAliases(parts);
         // A source's column carries the source's alias as its table.
         const nullable = (!column.notNull && !column.primaryKey) || outer.has(column.table);
@@ -175,9 +176,14 @@ export abstract class SelectCompiler extends DdlCompiler {
    */
   protected orderItem(column: ColumnMeta, direction: "asc" | "desc"): string {
     const name = this.quoteName(column.name);
-    const sorted = column.kind === "enum" ? this.enumOrderSql(column, name) : name;
+    const sorted = column.kind === "enum" ? this.enumKey(column, name) : name;
     const nullable = !column.notNull && !column.primaryKey;
     return nullable ? this.nullsLargestSql(sorted, direction) : `${sorted} ${direction === "asc" ? "ASC" : "DESC"}`;
+  }
+
+  /** An enum sort key (see enumOrderSql); a CTE's or a set operation's output counts as computed. */
+  protected enumKey(column: ColumnMeta, name: string, computed = false): string {
+    return this.enumOrderSql(column, name, computed || isDerivedColumn(column));
   }
 
   /**

@@ -107,7 +107,7 @@ export abstract class WindowCompiler extends CteCompiler {
   /** One ORDER BY key of a window, sorted as the select's ORDER BY sorts (see SelectCompiler.orderItems). */
   protected windowOrderKey(key: WindowKeyNode, ctx: CompileContext): string {
     const value = this.value(key.value, ctx);
-    const sorted = key.sort.kind === "enum" ? this.enumOrderSql(key.sort, value) : value;
+    const sorted = key.sort.kind === "enum" ? this.enumKey(key.sort, value) : value;
     if (key.nulls !== undefined) return this.orderKey(sorted, key.direction, key.nulls);
     return this.#nullable(key) ? this.nullsLargestSql(sorted, key.direction) : `${sorted} ${key.direction === "asc" ? "ASC" : "DESC"}`;
   }

@@ -1,5 +1,5 @@
 import type { SourceMeta } from "../ast/query-node.js";
-import { keepConversion } from "../builder/result-columns.js";
+import { isDerivedColumn, keepConversion } from "../builder/result-columns.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "./column-meta.js";
 import type { TableMeta } from "./table-meta.js";
@@ -31,8 +31,8 @@ export function sourceMeta(table: TableMeta, alias: string, where: string | (() 
   const columns = Object.freeze(
     table.columns.map((c): ColumnMeta => {
       const copy: ColumnMeta = Object.freeze({ ...c, table: alias });
-      // A CTE's computed outputs (a count) keep their conversion under the alias.
-      if (table.cte) keepConversion(c, copy);
+      // A CTE's outputs keep their conversion (a count's) and their being derived under the alias.
+      if (table.cte || isDerivedColumn(c)) keepConversion(c, copy);
       return copy;
     }),
   );

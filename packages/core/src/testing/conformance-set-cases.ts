@@ -17,6 +17,13 @@ async function rowsOf(engine: Engine, query: Executable<unknown>) {
 const queued = () =>
   cte("queued", select(Job, "j").columns({ id: "j.id", consumer: "j.consumer", attempts: "j.attempts" }).where({ "j.status": "queued" }));
 const consumers = (status: "queued" | "sent") => select(Job, ["consumer"]).where({ status });
+/** The statuses of billing's jobs and of mail's: queued, and the mail job's (failed, see failMail). */
+const consumerStatuses = () =>
+  select(Job, ["status"])
+    .where({ consumer: "billing" })
+    .union(select(Job, ["status"]).where({ consumer: "mail" }));
+/** The mail job failed: "failed" sorts before "queued" as text and after it in the enum's declaration order. */
+const failMail = (engine: Engine) => engine.execute(update(Job).set({ status: "failed" }).where({ consumer: "mail" })).rowsAffected();
 
 /**
  * CTEs and set operations over the seeded jobs (see conformance-cases): one case per construct,
@@ -157,6 +164,21 @@ export const setCases = {
     build: () => consumers("queued").union(consumers("sent")).intersect(consumers("queued")),
     check: async (engine, query) => {
       expect(await rowsOf(engine, query)).toEqual([{ consumer: "billing" }]);
+    },
+  },
+  "set.enumOrder": {
+    // An enum through a set operation sorts in declaration order (failed after queued), not as text.
+    build: () => consumerStatuses().orderBy("status", "desc"),
+    check: async (engine, query) => {
+      await failMail(engine);
+      expect(await rowsOf(engine, query)).toEqual([{ status: "failed" }, { status: "queued" }]);
+    },
+  },
+  "cte.enumOrder": {
+    build: () => select(cte("statuses", consumerStatuses()), "s").orderBy("s.status", "desc"),
+    check: async (engine, query) => {
+      await failMail(engine);
+      expect(await rowsOf(engine, query)).toEqual([{ status: "failed" }, { status: "queued" }]);
     },
   },
   "set.intersectAllThenExceptAll": {

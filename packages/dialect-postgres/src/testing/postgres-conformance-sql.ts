@@ -199,6 +199,14 @@ export const postgresConformanceSql: ConformanceTarget["expected"] = {
     sql: 'SELECT "consumer" FROM (SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $1 UNION SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $2) AS "tempest_set" INTERSECT SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $3',
     params: ["queued", "sent", "queued"],
   },
+  "set.enumOrder": {
+    sql: 'SELECT "status" FROM (SELECT "status" FROM "tempest_conformance_jobs" WHERE "consumer" = $1 UNION SELECT "status" FROM "tempest_conformance_jobs" WHERE "consumer" = $2) AS "tempest_set" ORDER BY CASE "status" WHEN \'queued\' THEN 0 WHEN \'sending\' THEN 1 WHEN \'sent\' THEN 2 WHEN \'failed\' THEN 3 END DESC',
+    params: ["billing", "mail"],
+  },
+  "cte.enumOrder": {
+    sql: 'WITH "statuses" AS (SELECT "status" FROM "tempest_conformance_jobs" WHERE "consumer" = $1 UNION SELECT "status" FROM "tempest_conformance_jobs" WHERE "consumer" = $2) SELECT "s"."status" FROM "statuses" AS "s" ORDER BY CASE "s"."status" WHEN \'queued\' THEN 0 WHEN \'sending\' THEN 1 WHEN \'sent\' THEN 2 WHEN \'failed\' THEN 3 END DESC',
+    params: ["billing", "mail"],
+  },
   "set.intersectAllThenExceptAll": {
     sql: 'SELECT "consumer" FROM "tempest_conformance_jobs" INTERSECT ALL SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $1 EXCEPT ALL SELECT "consumer" FROM "tempest_conformance_jobs" WHERE "status" = $2',
     params: ["queued", "sent"],
