@@ -2,7 +2,7 @@ import "@tempest-db-js/dialect-mysql";
 import "@tempest-db-js/dialect-postgres";
 import "@tempest-db-js/dialect-sqlite";
 import pg from "pg";
-import type { Engine } from "tempest-db-js";
+import type { Engine, EngineOptions } from "tempest-db-js";
 import { createEngine, sql } from "tempest-db-js";
 import type { DatabaseName } from "./rules.js";
 
@@ -45,10 +45,11 @@ async function icuDatabase(): Promise<string> {
   return base.toString();
 }
 
-export async function openTargets(): Promise<Target[]> {
+/** `mysql`: options for the MariaDB engine beyond its one pooled connection. */
+export async function openTargets(options: { readonly mysql?: EngineOptions } = {}): Promise<Target[]> {
   const postgres = createEngine(withSessionZone(PG_URL), { poolSize: 1 });
   const icu = createEngine(withSessionZone(await icuDatabase()), { poolSize: 1 });
-  const mysql = createEngine(MYSQL_URL, { poolSize: 1 });
+  const mysql = createEngine(MYSQL_URL, { ...options.mysql, poolSize: 1 });
   const sqlite = createEngine("sqlite::memory:");
   const none = async () => {};
   return [

@@ -70,24 +70,46 @@ export interface Verdict {
   readonly answered: number;
   readonly rows: number;
   readonly refusedSomewhere: boolean;
+  /** "label: feature" for each target that refused. */
+  readonly refused: readonly string[];
   readonly invalid: boolean;
 }
 
 /** Runs the spec on every target (already loaded) and compares. */
-export async function compareQuery(targets: readonly Target[], spec: QuerySpec): Promise<Verdict> {
+export function compareQuery(targets: readonly Target[], spec: QuerySpec): Promise<Verdict> {
+  return compareStatement(targets, () => buildQuery(spec), neededCapabilities(spec), totallyOrdered(spec));
+}
+
+/**
+ * Builds a statement and runs it on every target (already loaded): the same rows everywhere (in the
+ * same order when `total`, as multisets otherwise), or UnsupportedFeatureError exactly where a target
+ * lacks one of `needs`.
+ */
+export async function compareStatement(
+  targets: readonly Target[],
+  build: () => Executable<unknown>,
+  needs: ReadonlySet<keyof DialectCapabilities>,
+  total: boolean,
+): Promise<Verdict> {
   let statement: Executable<unknown> | undefined;
   try {
-    statement = buildQuery(spec);
+    statement = build();
   } catch (error) {
     // Refused while built: the same on every database, as long as it is a ValidationError.
-    if (ValidationError.isInstance(error)) return { problems: [], answered: 0, rows: 0, refusedSomewhere: false, invalid: true };
-    return { problems: [`building: ${(error as Error).message}`], answered: 0, rows: 0, refusedSomewhere: false, invalid: false };
+    if (ValidationError.isInstance(error))
+      return { problems: [], answered: 0, rows: 0, refusedSomewhere: false, refused: [], invalid: true };
+    return {
+      problems: [`building: ${(error as Error).message}`],
+      answered: 0,
+      rows: 0,
+      refusedSomewhere: false,
+      refused: [],
+      invalid: false,
+    };
   }
-  const needs = neededCapabilities(spec);
-  const total = totallyOrdered(spec);
   const problems: string[] = [];
   const answers: { label: string; rows: readonly string[] }[] = [];
-  let refusedSomewhere = false;
+  const refused: string[] = [];
   let invalid = 0;
   const invalidAt: string[] = [];
   for (const target of targets) {
@@ -102,7 +124,7 @@ export async function compareQuery(targets: readonly Target[], spec: QuerySpec):
       invalid++;
       invalidAt.push(`${at}: ${outcome.message.slice(0, 200)}`);
     } else if (outcome.t === "unsupported") {
-      refusedSomewhere = true;
+      refused.push(`${at}: ${outcome.feature}`);
       if (lacking.length === 0) problems.push(`${at}: refused "${outcome.feature}", its capabilities have everything the query needs`);
     } else if (lacking.length > 0) problems.push(`${at}: answered, but lacks ${lacking.join(", ")}`);
     else answers.push({ label: at, rows: total ? outcome.rows : [...outcome.rows].sort() });
@@ -116,7 +138,14 @@ export async function compareQuery(targets: readonly Target[], spec: QuerySpec):
       );
     }
   }
-  return { problems, answered: answers.length, rows: first?.rows.length ?? 0, refusedSomewhere, invalid: invalid === targets.length };
+  return {
+    problems,
+    answered: answers.length,
+    rows: first?.rows.length ?? 0,
+    refusedSomewhere: refused.length > 0,
+    refused,
+    invalid: invalid === targets.length,
+  };
 }
 
 /** The spec as text for a failure message (Dates as their ISO strings). */

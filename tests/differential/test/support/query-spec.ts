@@ -86,13 +86,13 @@ export interface QuerySpec {
 
 const ORDERED: ReadonlySet<QueryKind> = new Set(["integer", "real", "numeric", "text", "datetime"]);
 const NUMBERS: ReadonlySet<QueryKind> = new Set(["integer", "real", "numeric"]);
-const COLS: readonly Col[] = ["id", ...FIELDS];
+export const COLS: readonly Col[] = ["id", ...FIELDS];
 
-function colsOfKind(kind: QueryKind): Col[] {
+export function colsOfKind(kind: QueryKind): Col[] {
   return COLS.filter((c) => KIND_OF[c] === kind);
 }
 
-function refsArb(aliases: readonly Alias[], cols: readonly Col[] = COLS): fc.Arbitrary<Ref> {
+export function refsArb(aliases: readonly Alias[], cols: readonly Col[] = COLS): fc.Arbitrary<Ref> {
   return fc.record({ alias: fc.constantFrom(...aliases), field: fc.constantFrom(...cols) });
 }
 
@@ -148,7 +148,7 @@ function aggArb(cols: readonly Col[]): fc.Arbitrary<Agg> {
   );
 }
 
-function condArb(aliases: readonly Alias[]): fc.Arbitrary<Cond> {
+export function condArb(aliases: readonly Alias[]): fc.Arbitrary<Cond> {
   const subquery = fc.oneof(
     fc.record({ t: fc.constant("exists" as const), negated: fc.boolean(), sub: correlatedArb(aliases) }),
     refsArb(aliases).chain((ref) =>
