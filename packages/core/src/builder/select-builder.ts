@@ -1,4 +1,3 @@
-import type { SetOperator } from "../ast/compound-node.js";
 import { andNodes } from "../ast/condition-node.js";
 import type { JoinKind } from "../ast/query-node.js";
 import type { OrderByItem, SelectNode, StatementNode, SubqueryNode } from "../ast/statement-node.js";
@@ -267,37 +266,32 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
 
   /** UNION: the rows of both queries, duplicates removed. The parts' columns must match (keys, types). */
   union<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return this.#combine("union", false, other);
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "union", false, other));
   }
 
   /** UNION ALL: the rows of both queries, duplicates kept. */
   unionAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return this.#combine("union", true, other);
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "union", true, other));
   }
 
   /** INTERSECT: the distinct rows both queries return. */
   intersect<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return this.#combine("intersect", false, other);
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "intersect", false, other));
   }
 
   /** INTERSECT ALL: a row as often as it is in both (refused on SQLite). */
   intersectAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return this.#combine("intersect", true, other);
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "intersect", true, other));
   }
 
   /** EXCEPT: the distinct rows of this query the other does not return. */
   except<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return this.#combine("except", false, other);
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "except", false, other));
   }
 
   /** EXCEPT ALL: each row as often as it is here more than there (refused on SQLite). */
   exceptAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return this.#combine("except", true, other);
-  }
-
-  /** `this op other` as a set-operation builder: the body of every set-operation method. */
-  #combine<R2>(op: SetOperator, all: boolean, other: SetPart<R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, op, all, other));
+    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "except", true, other));
   }
 
   /**
