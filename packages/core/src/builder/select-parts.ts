@@ -5,6 +5,7 @@ import { freshQueryParts, joinNode, NO_PARTS, selectionNode } from "../ast/query
 import type { SelectNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { sourceColumnNode } from "../ast/value-node.js";
+import { outerJoinedAliases } from "../compiler/compiled-query.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import { expressionNode } from "../expression/expression.js";
@@ -203,7 +204,7 @@ export function checkLock(node: SelectNode): void {
       `${what} cannot lock the rows behind an aggregate. Lock the rows in a select without aggregates, then count.`,
     );
   refuseWindowsWithLock(parts, what);
-  const nullable = nullableAliases(parts);
+  const nullable = outerJoinedAliases(parts);
   const locked = lock.of.length > 0 ? lock.of : [parts.root?.alias, ...parts.joins.map((j) => j.source.alias)];
   const computed = [parts.root, ...parts.joins.map((j) => j.source)].find((s) => s?.table.cte && locked.includes(s.alias));
   if (computed)
@@ -216,18 +217,6 @@ export function checkLock(node: SelectNode): void {
       `${what} cannot lock "${bad}", on the nullable side of an outer join. Restrict the lock to the other sources with { of: [...] }.`,
     );
   }
-}
-
-/** The aliases an outer join can make null. */
-export function nullableAliases(parts: QueryParts): Set<string> {
-  const nullable = new Set<string>();
-  const seen: string[] = parts.root ? [parts.root.alias] : [];
-  for (const join of parts.joins) {
-    if (join.join === "right" || join.join === "full") for (const alias of seen) nullable.add(alias);
-    if (join.join === "left" || join.join === "full") nullable.add(join.source.alias);
-    seen.push(join.source.alias);
-  }
-  return nullable;
 }
 
 export { isQualified };
