@@ -1,18 +1,7 @@
 import { describe, expect, test } from "vitest";
-import {
-  cte,
-  cteRecursive,
-  defineCapabilities,
-  deleteFrom,
-  exists,
-  insert,
-  ref,
-  select,
-  UnsupportedFeatureError,
-  update,
-  ValidationError,
-} from "../src/index.js";
+import { cte, cteRecursive, defineCapabilities, deleteFrom, exists, insert, ref, select, update, ValidationError } from "../src/index.js";
 import { ConformanceCustomer as Customer, ConformanceOrder as Order } from "../src/testing/index.js";
+import { refusal } from "./support/refusal.js";
 import { fullCapabilities, testEngine } from "./support/test-dialect.js";
 
 const engine = testEngine();
@@ -23,16 +12,6 @@ const none = testEngine(defineCapabilities({ ...fullCapabilities, ctes: false })
 const paid = () =>
   cte("paid", select(Order, "o").columns({ id: "o.id", customerId: "o.customerId", total: "o.total" }).where({ "o.status": "paid" }));
 const PAID = `"paid" AS (SELECT "o"."id" AS "id", "o"."customer_id" AS "customerId", "o"."total" AS "total" FROM "tempest_conformance_orders" AS "o" WHERE "o"."status" = ?)`;
-
-function refusal(run: () => unknown): UnsupportedFeatureError {
-  try {
-    run();
-  } catch (error) {
-    if (UnsupportedFeatureError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected an UnsupportedFeatureError");
-}
 
 describe("WITH is written for the CTEs a statement reads", () => {
   test("select from a CTE: its columns by their output names", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
-import { defineCapabilities, select, UnsupportedFeatureError, ValidationError } from "../src/index.js";
+import { defineCapabilities, select, ValidationError } from "../src/index.js";
 import { ConformanceCustomer as Customer, ConformanceOrder as Order } from "../src/testing/index.js";
+import { refusal } from "./support/refusal.js";
 import { fullCapabilities, testEngine } from "./support/test-dialect.js";
 
 const engine = testEngine();
@@ -10,16 +11,6 @@ const sqliteLike = testEngine(
 );
 const ORDERS = `"tempest_conformance_orders"`;
 const ids = (status: "open" | "paid" | "shipped") => select(Order, ["id"]).where({ status });
-
-function refusal(run: () => unknown): UnsupportedFeatureError {
-  try {
-    run();
-  } catch (error) {
-    if (UnsupportedFeatureError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected an UnsupportedFeatureError");
-}
 
 describe("set operations compile", () => {
   test("each operator, with and without ALL", () => {
