@@ -1,5 +1,5 @@
 import { claimBatch, work } from "@tempest-db-js/queue-recipes";
-import type { Engine, QueryError } from "tempest-db-js";
+import type { Engine, Executable, QueryError } from "tempest-db-js";
 import { column, createEngine, insert, Model, QueryError as QueryErrorClass, select, sql, update } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobModel } from "./support/queue.js";
@@ -19,6 +19,31 @@ class Counter extends Model {
   static tablename = `chaos_timeout_counters_${process.pid}`;
   id = column.integer().primaryKey();
   value = column.integer().notNull();
+}
+
+/** Locks the rows `query` selects in a transaction of its own, held until release() (which waits for its end). */
+async function holdLocks(engine: Engine, query: Executable<unknown>): Promise<{ release: () => Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const holder = engine.transaction(async (tx) => {
+    await tx.execute(query).all();
+    locked();
+    await released;
+  });
+  // A transaction that fails before it holds the lock fails the test here instead of leaving it waiting.
+  await Promise.race([isLocked, holder]);
+  return {
+    release: async () => {
+      release();
+      await holder;
+    },
+  };
 }
 
 describe.each(serverKits)("$name: statementTimeoutMs", (kit) => {
@@ -67,20 +92,7 @@ describe.each(serverKits)("$name: statementTimeoutMs", (kit) => {
   });
 
   it("a statement waiting on a row lock is cancelled too", async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holder = plain.transaction(async (tx) => {
-      await tx.execute(select(Counter).where({ id: 1 }).forUpdate()).all();
-      locked();
-      await released;
-    });
-    await isLocked;
+    const lock = await holdLocks(plain, select(Counter).where({ id: 1 }).forUpdate());
     try {
       const error = (await strict
         .execute(update(Counter).set({ value: 9 }).where({ id: 1 }))
@@ -88,8 +100,7 @@ describe.each(serverKits)("$name: statementTimeoutMs", (kit) => {
         .catch((e: unknown) => e)) as QueryError;
       expect(error.kind).toBe("statement-timeout");
     } finally {
-      release();
-      await holder;
+      await lock.release();
     }
     expect(await strict.execute(update(Counter).set({ value: 0 }).where({ id: 1 })).rowsAffected()).toBe(1);
   });
@@ -106,26 +117,12 @@ describe.each(serverKits)("$name: statementTimeoutMs", (kit) => {
           .where({ id: stuck?.id as string }),
       )
       .rowsAffected();
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holder = plain.transaction(async (tx) => {
-      await tx
-        .execute(
-          select(queue)
-            .where({ id: stuck?.id as string })
-            .forUpdate(),
-        )
-        .all();
-      locked();
-      await released;
-    });
-    await isLocked;
+    const lock = await holdLocks(
+      plain,
+      select(queue)
+        .where({ id: stuck?.id as string })
+        .forUpdate(),
+    );
 
     const errors: unknown[] = [];
     const delivered: string[] = [];
@@ -145,8 +142,7 @@ describe.each(serverKits)("$name: statementTimeoutMs", (kit) => {
       expect(progressed, `${delivered.length} delivered; errors: ${errors.map(String).join(" | ")}`).toBe(true);
       expect(delivered).not.toContain(stuck?.id);
     } finally {
-      release();
-      await holder;
+      await lock.release();
     }
     const finished = await eventually(async () => (await statusCounts(plain, queue)).sent === 20, 30_000, 100);
     stop.abort();
