@@ -28,6 +28,13 @@ export interface MysqlCapabilities extends DialectCapabilities {
    * MySQL 8 is unmeasured here and keeps the chain.
    */
   readonly bagOperatorChains: boolean;
+  /**
+   * OFFSET applies to a DISTINCT select as written. Not on MariaDB: 10.11.19 answers
+   * `SELECT DISTINCT 5 FROM t LIMIT 2 OFFSET 2` with one row (a select list of constants, literals or
+   * uncorrelated subqueries, is cut to one row and the offset dropped); the compiler pages the distinct
+   * rows as a derived table there. MySQL 8 is unmeasured here and keeps the select as written.
+   */
+  readonly distinctOffset: boolean;
 }
 
 export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities {
@@ -86,6 +93,7 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     tableCollation: maria ? "utf8mb4_nopad_bin" : mysql8 ? "utf8mb4_0900_bin" : "utf8mb4_bin",
     jsonTable: maria ? atLeast(server, 10, 6) : mysql8,
     bagOperatorChains: !maria,
+    distinctOffset: !maria,
   });
 }
 

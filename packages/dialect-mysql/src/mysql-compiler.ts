@@ -11,6 +11,7 @@ import type {
   InsertNode,
   LockClause,
   ParamNode,
+  SelectNode,
   StatementNode,
   TableMeta,
   UpdateNode,
@@ -143,6 +144,11 @@ export class MysqlCompiler extends SqlCompiler {
   /** An INTERSECT ALL / EXCEPT ALL reads the chain before it as a derived table on MariaDB (see `bagOperatorChains`). */
   protected override chainsSetOperators(_left: CompoundNode, next: CompoundNode): boolean {
     return this.mysql.bagOperatorChains || !next.all || next.op === "union";
+  }
+
+  /** A DISTINCT select with an OFFSET is paged over its distinct rows on MariaDB (see `distinctOffset`). */
+  protected override pagesDistinctOutside(node: SelectNode): boolean {
+    return !this.mysql.distinctOffset && node.offset !== undefined && node.offset > 0;
   }
 
   override lockStrengthSql(strength: LockStrength): string {

@@ -128,6 +128,14 @@ describe("select details", () => {
     expect(maria.compile(select(Outbound, ["id"]).limit(3).offset(5)).sql).toBe(`SELECT \`id\` FROM ${T} LIMIT 3 OFFSET 5`);
   });
 
+  it("pages a DISTINCT with an OFFSET over its distinct rows on MariaDB, which drops the offset of constant rows", () => {
+    const consumers = select(Outbound, "o").columns({ consumer: "o.consumer" }).distinct().limit(2);
+    const inPlace = `SELECT DISTINCT \`o\`.\`consumer\` AS \`consumer\` FROM ${T} AS \`o\``;
+    expect(maria.compile(consumers.offset(2)).sql).toBe(`SELECT * FROM (${inPlace}) AS \`tempest_distinct\` LIMIT 2 OFFSET 2`);
+    expect(maria.compile(consumers.offset(0)).sql).toBe(`${inPlace} LIMIT 2 OFFSET 0`);
+    expect(mysql8.compile(consumers.offset(2)).sql).toBe(`${inPlace} LIMIT 2 OFFSET 2`);
+  });
+
   it("writes ilike as LIKE over A-Z folded by REPLACE on both sides", () => {
     expect(maria.compile(select(Outbound, ["id"]).where({ consumer: { ilike: "Billing%" } }))).toMatchObject({
       sql: `SELECT \`id\` FROM ${T} WHERE ${asciiLower("`consumer`")} LIKE ${asciiLower("?")}`,

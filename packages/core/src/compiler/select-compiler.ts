@@ -44,8 +44,9 @@ export abstract class SelectCompiler extends DdlCompiler {
     const inner = qualify === ctx.qualify ? ctx : contextWith(ctx, qualify, ctx.outputs);
     const distinct = parts.distinct && !distinctIsNoOp(node, parts);
     // DISTINCT sorted by keys the projection does not hold as they are (an enum's declaration order,
-    // NULL placement): the distinct rows as a derived table, sorted outside (see orderItems).
-    const sortOutside = distinct && node.orderBy.length > 0 && parts.selections !== undefined;
+    // NULL placement), or paged where the dialect says so: the distinct rows as a derived table,
+    // sorted and paged outside (see orderItems).
+    const sortOutside = distinct && parts.selections !== undefined && (node.orderBy.length > 0 || this.pagesDistinctOutside(node));
     let sql = distinct ? "SELECT DISTINCT " : "SELECT ";
     sql += parts.selections ? this.selectionList(parts.selections, inner) : this.qualifiedColumnList(node.columns, inner);
     sql += ` FROM ${this.quoteName(node.table.name)}`;
@@ -62,6 +63,14 @@ export abstract class SelectCompiler extends DdlCompiler {
     sql += this.limitOffset(node.limit, node.offset);
     if (node.lock) sql += ` ${this.lockClause(node.lock)}`;
     return sql;
+  }
+
+  /**
+   * Whether a DISTINCT select's LIMIT / OFFSET goes on its distinct rows read as a derived table
+   * (sorted there too) rather than on the select itself; for a server that pages DISTINCT wrongly.
+   */
+  protected pagesDistinctOutside(_node: SelectNode): boolean {
+    return false;
   }
 
   /** A typed raw query: its declared columns, by name, in declared order, from the statement as a derived table. */
