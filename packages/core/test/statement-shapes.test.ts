@@ -2,7 +2,18 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { MAX_SHAPE_TEXTS, StatementShapes } from "../src/compiler/statement-shapes.js";
 import type { ColumnMeta, CompileContext, StatementNode } from "../src/index.js";
-import { and, defineCapabilities, insert, not, or, select, UnsupportedFeatureError, ValidationError } from "../src/index.js";
+import {
+  and,
+  defineCapabilities,
+  deleteFrom,
+  insert,
+  not,
+  or,
+  select,
+  UnsupportedFeatureError,
+  update,
+  ValidationError,
+} from "../src/index.js";
 import { Outbound } from "./support/outbound.js";
 import { fullCapabilities, TestCompiler } from "./support/test-dialect.js";
 
@@ -31,6 +42,20 @@ describe("the shape cache of the plain builders", () => {
     expect(two.sql).toBe(one.sql);
     expect(two.params).toEqual([ID, "shipping", "key-2", "queued", 2, T0]);
     expect(two).toEqual(fresh(node(insert(Outbound).values(row(2, "shipping")))));
+
+    const bump = (attempts: number, id: string) =>
+      node(
+        update(Outbound)
+          .set({ attempts, consumer: "x" })
+          .where({ id, attempts: attempts - 1 }),
+      );
+    const updated = compiler.compile(bump(1, ID));
+    const again = compiler.compile(bump(7, "0e6f3c52-7d1b-4a35-8c2e-5f9a1b2c3d4e"));
+    expect(again.sql).toBe(updated.sql);
+    expect(again.params).toEqual([7, "x", "0e6f3c52-7d1b-4a35-8c2e-5f9a1b2c3d4e", 6]);
+    expect(again).toEqual(fresh(bump(7, "0e6f3c52-7d1b-4a35-8c2e-5f9a1b2c3d4e")));
+    const removed = compiler.compile(node(deleteFrom(Outbound).where({ id: ID })));
+    expect(compiler.compile(node(deleteFrom(Outbound).where({ id: "0e6f3c52-7d1b-4a35-8c2e-5f9a1b2c3d4e" }))).sql).toBe(removed.sql);
   });
 
   test("statements of different shapes never share a text", () => {
@@ -60,6 +85,14 @@ describe("the shape cache of the plain builders", () => {
       insert(Outbound).values({ id: ID, consumer: "a", status: "queued", nextAttemptAt: T0 }),
       insert(Outbound).values(row(1)).returning(["id"]),
       insert(Outbound).values(row(1)).returning(),
+      update(Outbound).set({ attempts: 1 }).where({ id: ID }),
+      update(Outbound).set({ attempts: 1, consumer: "a" }).where({ id: ID }),
+      update(Outbound).set({ consumer: "a", attempts: 1 }).where({ id: ID }),
+      update(Outbound).set({ attempts: 1 }).where({ consumer: "a" }),
+      update(Outbound).set({ attempts: 1 }).where({ id: ID }).returning(["id"]),
+      deleteFrom(Outbound).where({ id: ID }),
+      deleteFrom(Outbound).where({ id: { ne: ID } }),
+      deleteFrom(Outbound).where({ id: ID }).returning(["id"]),
     ];
     // Twice: the second round is served from the cache, and must write exactly what the first did.
     const firstRound = builders().map((b) => compiler.compile(node(b)));

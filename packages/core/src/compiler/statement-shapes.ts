@@ -1,5 +1,5 @@
 import type { ConditionNode } from "../ast/condition-node.js";
-import type { InsertNode, SelectNode, StatementNode } from "../ast/statement-node.js";
+import type { DeleteNode, InsertNode, SelectNode, StatementNode, UpdateNode } from "../ast/statement-node.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
 
@@ -22,14 +22,15 @@ export interface ShapeBinders {
 
 /**
  * The SQL texts of statements by shape, for the builders a program runs again and again with other
- * values (`insert(M).values(row)`, `select(M).where({ id })`). A shape is everything the text is made
- * of: the statement kind, its table and columns, the row count, each condition's kind, column and
- * operator, ORDER BY, LIMIT / OFFSET and the lock. Values are never part of it: walking a statement
- * binds them through the compiler's own `bind` (the same text checks and encoding as a full compile),
- * and a shape's text is the one a full compile of its first statement wrote, so no value can change
- * the text. Only shapes whose text cannot depend on a value are walked: plain selects and inserts of
- * bound values, with conditions of bound values (no IN lists, whose text some dialects choose by
- * length, no expressions, no subqueries, no CTEs); anything else is compiled in full every time.
+ * values (`insert(M).values(row)`, `select(M).where({ id })`, `update(M).set({ n }).where({ id })`). A
+ * shape is everything the text is made of: the statement kind, its table and columns, the row count,
+ * the columns SET assigns, each condition's kind, column and operator, ORDER BY, LIMIT / OFFSET, the
+ * lock and RETURNING. Values are never part of it: walking a statement binds them through the
+ * compiler's own `bind` (the same text checks and encoding as a full compile), and a shape's text is
+ * the one a full compile of its first statement wrote, so no value can change the text. Only shapes
+ * whose text cannot depend on a value are walked: plain selects, inserts, updates and deletes of bound
+ * values, with conditions of bound values (no IN lists, whose text some dialects choose by length, no
+ * expressions, no subqueries, no joins, no CTEs, no upserts); anything else is compiled in full.
  *
  * The shapes form a tree keyed by identity (tables, columns) and by small values (operators,
  * counts), so finding one builds no string. Bounded: MAX_SHAPE_TEXTS texts and MAX_SHAPE_LEVELS
@@ -60,6 +61,10 @@ export class StatementShapes {
         return this.#select(node, ctx) ? this.#at : undefined;
       case "insert":
         return this.#insert(node, ctx) ? this.#at : undefined;
+      case "update":
+        return this.#update(node, ctx) ? this.#at : undefined;
+      case "delete":
+        return this.#delete(node, ctx) ? this.#at : undefined;
       default:
         return undefined;
     }
@@ -144,6 +149,32 @@ export class StatementShapes {
     this.#go(node.rowCount);
     this.#columns(node.returning);
     this.#binders.cells(node, ctx);
+    return true;
+  }
+
+  /** SET's values first, then WHERE's: the order the statement is written in. */
+  #update(node: UpdateNode, ctx: CompileContext): boolean {
+    if (node.table.cte !== undefined) return false;
+    this.#go("update");
+    this.#go(node.table);
+    this.#go(node.set.length);
+    for (let i = 0; i < node.set.length; i++) {
+      const assignment = node.set[i] as UpdateNode["set"][number];
+      if (assignment.value.kind !== "param") return false;
+      this.#go(assignment.column);
+      this.#binders.value(assignment.value.value, assignment.value.column, ctx);
+    }
+    if (!this.#condition(node.where, ctx)) return false;
+    this.#columns(node.returning);
+    return true;
+  }
+
+  #delete(node: DeleteNode, ctx: CompileContext): boolean {
+    if (node.table.cte !== undefined) return false;
+    this.#go("delete");
+    this.#go(node.table);
+    if (!this.#condition(node.where, ctx)) return false;
+    this.#columns(node.returning);
     return true;
   }
 
