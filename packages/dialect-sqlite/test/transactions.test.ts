@@ -1,4 +1,4 @@
-import type { QueryEvent } from "tempest-db-js";
+import type { QueryEvent, TransactionHandle } from "tempest-db-js";
 import { ConstraintViolationError, insert, QueryError, select, sql, update, ValidationError } from "tempest-db-js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { TestDatabase } from "./support/engines.js";
@@ -77,6 +77,73 @@ describe.each(targets)("transactions on a %s database", (target) => {
     expect(ValidationError.isInstance(nested)).toBe(true);
     // The transaction rolled back and the engine is usable.
     expect(await read()).not.toBe(7);
+  });
+
+  it("the refusal finds the engine however deep the callback reached it: helpers, .then chains, Promise.all, streams", async () => {
+    const { engine } = db;
+    const viaEngine = () => engine.execute(select(Counter).where({ id: 1 })).all();
+    async function helper(depth: number): Promise<unknown> {
+      await new Promise((resolve) => setImmediate(resolve));
+      return depth === 0 ? viaEngine() : helper(depth - 1);
+    }
+    const shapes: Record<string, (t: TransactionHandle) => Promise<unknown>> = {
+      "an async helper five awaits down": async () => helper(5),
+      "a .then chain": (t) =>
+        t
+          .execute(select(Counter))
+          .all()
+          .then(() => viaEngine()),
+      "Promise.all": async () => Promise.all([helper(1), Promise.resolve(1)]),
+      "a stream": async () => {
+        for await (const row of engine.stream(select(Counter))) return row;
+        return undefined;
+      },
+      "a nested engine.transaction after an await": async (t) => {
+        await t.execute(select(Counter)).all();
+        return engine.transaction(async (inner) => inner.execute(select(Counter)).all());
+      },
+    };
+    for (const [shape, body] of Object.entries(shapes)) {
+      const error = await engine.transaction(body).catch((e: unknown) => e);
+      expect(ValidationError.isInstance(error), shape).toBe(true);
+      expect((error as Error).message, shape).toContain("tx.execute");
+    }
+    expect(await read()).toBe(0);
+  });
+
+  it("only the engine's own callback is refused: other code waits its turn, another engine runs", async () => {
+    const { engine } = db;
+    const other = openDatabase(target);
+    try {
+      await other.engine.createAll([Counter]);
+      await other.engine.execute(insert(Counter).values({ id: 1, value: 5 })).rowsAffected();
+      const entered = deferred();
+      const hold = deferred();
+      const timerRan = deferred();
+      let fromTimer: Promise<number> | undefined;
+      const tx = engine.transaction(async (t) => {
+        await t.execute(update(Counter).set({ value: 3 }).where({ id: 1 })).rowsAffected();
+        // Another engine inside this callback: its own connection, nothing to wait for.
+        expect((await other.engine.execute(select(Counter, ["value"]).where({ id: 1 })).one()).value).toBe(5);
+        // Code the callback starts and does not wait for runs after the transaction, as any other code does.
+        setImmediate(() => {
+          fromTimer = read();
+          timerRan.resolve();
+        });
+        entered.resolve();
+        await hold.promise;
+      });
+      await entered.promise;
+      await timerRan.promise;
+      // Code outside the callback, while the transaction holds the connection: it waits, it is not refused.
+      const outside = read();
+      hold.resolve();
+      await tx;
+      expect(await outside).toBe(3);
+      expect(await fromTimer).toBe(3);
+    } finally {
+      await other.close();
+    }
   });
 
   it("a failing statement rolls the transaction back and the engine stays usable", async () => {

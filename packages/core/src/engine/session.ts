@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
 import {
   CommitOutcomeUnknownError,
@@ -13,28 +12,9 @@ import { BaseExecutor, runSql } from "./executor.js";
 import type { ExecutedQuery } from "./query-result.js";
 import type { OpenedStream } from "./row-stream.js";
 import { StreamCursor } from "./row-stream.js";
+import { insideGuarded, runGuarded } from "./self-deadlock-guard.js";
 import { Transaction } from "./transaction.js";
 import { TransactionGuard } from "./transaction-guard.js";
-
-/** The engines whose transaction the current async context runs inside. */
-const openTransactions = new AsyncLocalStorage<ReadonlySet<object>>();
-/**
- * Transactions running inside openTransactions. AsyncLocalStorage costs every promise of the
- * process a hook while it is enabled, so it is used only where the guard is needed (single-connection
- * drivers) and disabled whenever no such transaction is open.
- */
-let guardedTransactions = 0;
-
-async function runGuarded<T>(core: object, fn: () => Promise<T>): Promise<T> {
-  const held = new Set(openTransactions.getStore());
-  held.add(core);
-  guardedTransactions++;
-  try {
-    return await openTransactions.run(held, fn);
-  } finally {
-    if (--guardedTransactions === 0) openTransactions.disable();
-  }
-}
 
 /**
  * Whether retryOnDeadlock may run the callback again: the server rolled the attempt back for a
@@ -54,8 +34,11 @@ function isRetryable(error: unknown, attempt: Attempt): boolean {
 export class Session extends BaseExecutor {
   /** An idle synchronous connection runs the statement at once (no acquire, release or promise); else a pooled one. */
   runCompiled<R>(compiled: CompiledQuery): ExecutedQuery<R> | Promise<ExecutedQuery<R>> {
+    const now = this.core.runNow<R>(compiled);
+    if (now !== undefined) return now;
+    // Only a statement that has to wait for a connection can wait for its own transaction.
     this.#refuseSelfDeadlock();
-    return this.core.runNow<R>(compiled) ?? this.#runPooled<R>(compiled);
+    return this.#runPooled<R>(compiled);
   }
 
   async #runPooled<R>(compiled: CompiledQuery): Promise<ExecutedQuery<R>> {
@@ -130,7 +113,7 @@ export class Session extends BaseExecutor {
    * callback would wait for the connection the transaction holds: a silent hang. Refuse it instead.
    */
   #refuseSelfDeadlock(): void {
-    if (this.core.driver.maxConnections === 1 && openTransactions.getStore()?.has(this.core)) {
+    if (this.core.driver.maxConnections === 1 && insideGuarded(this.core)) {
       throw new ValidationError(
         "This statement runs on the engine inside its own transaction callback, but the engine has a single connection, held by that transaction: it would wait forever. Run it on the transaction (tx.execute) instead.",
       );
