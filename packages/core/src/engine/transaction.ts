@@ -27,8 +27,10 @@ interface Lane {
   inFlight: number;
   /** The last issued statement (settled when inFlight is 0). */
   tail: Promise<unknown> | undefined;
-  /** performance.now() when the last statement settled (or the transaction began): read by the idle guard. */
+  /** performance.now() when the last queued statement settled (or the transaction began): read by the idle guard. */
   idleSince: number;
+  /** Statements run at once on a synchronous connection: counted, not timed (see TransactionGuard). */
+  ranAtOnce: number;
   /** The transaction timed out or was ended (see TransactionGuard): statements are refused with this. */
   expired: QueryError | undefined;
   /** A stream closed the connection to stop (mysql2), ending the transaction: statements are refused with this. */
@@ -63,7 +65,7 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
     this.#parent = parent;
     this.#lane = parent
       ? parent.#lane
-      : { core, connection, inFlight: 0, tail: undefined, idleSince: performance.now(), expired: undefined, lost: undefined };
+      : { core, connection, inFlight: 0, tail: undefined, idleSince: performance.now(), ranAtOnce: 0, expired: undefined, lost: undefined };
   }
 
   /** The statement queue the transaction's guard watches. */
@@ -181,23 +183,16 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
     const lane = this.#lane;
     const doom = this.#doom();
     if (doom !== undefined) return quietly(refusedAfter(doom));
+    lane.ranAtOnce++;
     try {
-      const result = this.core.runSync<R>(lane.connection as SyncConnection, compiled);
-      if (this.#watchesIdle) lane.idleSince = performance.now();
-      return result;
+      return this.core.runSync<R>(lane.connection as SyncConnection, compiled);
     } catch (error) {
-      if (this.#watchesIdle) lane.idleSince = performance.now();
       if (QueryError.isInstance(error)) {
         this.#failure ??= error;
         return quietly(error);
       }
       return Promise.reject(error);
     }
-  }
-
-  /** Whether the idle guard reads `idleSince` (idleInTransactionTimeoutMs is set). */
-  get #watchesIdle(): boolean {
-    return this.core.settings.idleInTransactionTimeoutMs > 0;
   }
 
   /** Refusals decided when the statement is issued: nothing is queued. */
