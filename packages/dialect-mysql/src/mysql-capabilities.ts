@@ -58,8 +58,11 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     savepoints: true,
     listenNotify: false,
     serializedWrites: false,
-    // Strings travel length-prefixed and the binary collations compare NUL like any other character.
-    nulInText: true,
+    // Strings travel length-prefixed and `=` compares NUL like any other character, but ORDER BY does
+    // not: MariaDB 10.11.19 sorts a short varchar (`varchar(6)`) by keys padded with NUL, so values
+    // that differ only by trailing NULs ('a', 'a\0') sort as equal despite the NO PAD collation. NUL
+    // is refused here, as on PostgreSQL and SQLite, rather than stored and then misordered.
+    nulInText: false,
     rightJoin: true,
     // Neither server has FULL JOIN, nor NULLS FIRST / LAST (the compiler sorts on `x IS NULL`).
     fullJoin: false,

@@ -94,10 +94,10 @@ function numericText(value: unknown): string | undefined {
 }
 
 /**
- * Why `database` refuses the value for the column at build time (a ValidationError), or undefined
- * when it stores it. null is handled by the caller (nullable columns take it).
+ * Why every database refuses the value for the column at build time (a ValidationError), or
+ * undefined when they store it. null is handled by the caller (nullable columns take it).
  */
-export function refusal(column: ColumnSpec, value: unknown, database: DatabaseName): string | undefined {
+export function refusal(column: ColumnSpec, value: unknown): string | undefined {
   switch (column.kind) {
     case "integer":
       return typeof value === "number" && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX ? undefined : "int32 range";
@@ -119,7 +119,7 @@ export function refusal(column: ColumnSpec, value: unknown, database: DatabaseNa
     case "varchar": {
       if (typeof value !== "string" || !isLoneSurrogateFree(value)) return "string";
       if (column.kind === "varchar" && [...value].length > VARCHAR_LENGTH) return "length";
-      if (database !== "MySQL" && value.includes("\0")) return "NUL";
+      if (value.includes("\0")) return "NUL";
       return undefined;
     }
     case "uuid":
@@ -329,8 +329,8 @@ export function* leafValues(tree: Tree): Generator<{ field: string; op: LeafOp; 
   else for (const item of tree.items) yield* leafValues(item);
 }
 
-/** Why the where tree is refused at build time on `database`, or undefined. */
-export function treeRefusal(tree: Tree, columns: ReadonlyMap<string, ColumnSpec>, database: DatabaseName): string | undefined {
+/** Why the where tree is refused at build time (on every database alike), or undefined. */
+export function treeRefusal(tree: Tree, columns: ReadonlyMap<string, ColumnSpec>): string | undefined {
   for (const leaf of leaves(tree)) {
     const column = columns.get(leaf.field) as ColumnSpec;
     if (leaf.op === "like" || leaf.op === "ilike") {
@@ -338,7 +338,7 @@ export function treeRefusal(tree: Tree, columns: ReadonlyMap<string, ColumnSpec>
       if (typeof leaf.value !== "string") return "pattern";
       const why = patternRefusal(leaf.value);
       if (why) return why;
-      if (database !== "MySQL" && leaf.value.includes("\0")) return "NUL";
+      if (leaf.value.includes("\0")) return "NUL";
       continue;
     }
     if (!isOrdered(column.kind) && ["lt", "lte", "gt", "gte", "between"].includes(leaf.op)) return "order on enum";
@@ -347,7 +347,7 @@ export function treeRefusal(tree: Tree, columns: ReadonlyMap<string, ColumnSpec>
     if (leaf.op === "like" || leaf.op === "ilike") continue;
     const column = columns.get(leaf.field) as ColumnSpec;
     if (leaf.value === null) return "null value";
-    const why = refusal(column, leaf.value, database);
+    const why = refusal(column, leaf.value);
     if (why) return why;
   }
   return undefined;

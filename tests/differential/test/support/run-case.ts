@@ -119,7 +119,7 @@ export interface Case {
 
 /** Everything the target answers differently from the rules, as readable lines (empty: it agrees). */
 export async function differences(target: Target, c: Case, tablename: string): Promise<string[]> {
-  const { engine, database } = target;
+  const { engine } = target;
   const { columns, rows } = c.sample;
   const model = modelOf(tablename, columns);
   const byField = new Map(columns.map((col) => [col.field, col]));
@@ -136,7 +136,7 @@ export async function differences(target: Target, c: Case, tablename: string): P
   // Inserts, one row each: a refused row is left out, and the rules say which are.
   const stored: Record<string, unknown>[] = [];
   for (const row of rows) {
-    const why = columns.map((col) => (row[col.field] === null ? undefined : refusal(col, row[col.field], database))).find(Boolean);
+    const why = columns.map((col) => (row[col.field] === null ? undefined : refusal(col, row[col.field]))).find(Boolean);
     const result = await attempt(() => engine.execute(insert(model).values(row as never)).rowsAffected());
     const described = `insert ${columns.map((col) => `${col.field} ${col.kind}${col.nullable ? "?" : ""} = ${show(row[col.field])}`).join(", ")}`;
     if (result.value instanceof Failure)
@@ -163,7 +163,7 @@ export async function differences(target: Target, c: Case, tablename: string): P
 
   // Where trees: the same ids as the oracle, with three-valued logic.
   for (const tree of c.trees) {
-    const why = treeRefusal(tree, byField, database);
+    const why = treeRefusal(tree, byField);
     const result = await attempt(async () => {
       const query = select(model, ["id"] as never).where(toWhere(tree) as never);
       return ((await engine.execute(query).all()) as { id: number }[]).map((r) => r.id).sort((a, b) => a - b);

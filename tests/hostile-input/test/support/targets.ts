@@ -82,7 +82,7 @@ export const mariadb: Target = {
   dialect: "MySQL",
   messageNames: /^MariaDB \d+\.\d+(\.\d+)? does not support /,
   label: "MariaDB",
-  nul: true,
+  nul: false,
   async open() {
     await once(MYSQL_URL, [`DROP DATABASE IF EXISTS ${SPACE}`, `CREATE DATABASE ${SPACE} CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin`]);
     const url = new URL(MYSQL_URL);
