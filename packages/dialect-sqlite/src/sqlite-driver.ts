@@ -10,7 +10,7 @@ import type {
 } from "tempest-db-js";
 import { StreamOpenError, ValidationError } from "tempest-db-js";
 import { classifySqliteError } from "./classify-sqlite-error.js";
-import { SqliteStatements } from "./sqlite-statements.js";
+import { SqliteStatements, setModes } from "./sqlite-statements.js";
 import { sqliteRowStream } from "./sqlite-stream.js";
 import type { SqliteTarget } from "./sqlite-url.js";
 import { parseSqliteUrl } from "./sqlite-url.js";
@@ -263,16 +263,8 @@ export class SqliteDriver implements Driver {
       const db = this.#open();
       const entry = this.#statements.get(db, query.sql);
       if (!entry) throw new RangeError("SQLite streams one statement at a time: stream() takes a single select");
-      const { statement } = entry;
-      const safe = query.wantsBigInt === true;
-      const raw = query.rowMode === "array" && entry.reader;
-      const mode = (safe ? 1 : 0) | (raw ? 2 : 0);
-      if (entry.mode !== mode) {
-        statement.safeIntegers(safe);
-        if (entry.reader) statement.raw(raw);
-        entry.mode = mode;
-      }
-      const rows = statement.iterate(query.params as unknown[]);
+      setModes(entry, query.wantsBigInt === true, query.rowMode === "array");
+      const rows = entry.statement.iterate(query.params as unknown[]);
       this.#streaming = { sql: query.sql, inTransaction: options.inTransaction };
       return rows;
     };
@@ -290,21 +282,10 @@ export class SqliteDriver implements Driver {
     const { statement } = entry;
     const params = query.params as unknown[];
     const spread = spreadable(params);
-    // Each mode switch is a native call: made only when this statement last ran in the other mode.
-    const safe = query.wantsBigInt === true;
+    setModes(entry, query.wantsBigInt === true, query.rowMode === "array");
     if (entry.reader) {
-      const raw = query.rowMode === "array";
-      const mode = (safe ? 1 : 0) | (raw ? 2 : 0);
-      if (entry.mode !== mode) {
-        statement.safeIntegers(safe).raw(raw);
-        entry.mode = mode;
-      }
       const rows = spread ? statement.all(...params) : statement.all(params);
       return { rows, rowsAffected: rows.length };
-    }
-    if (entry.mode !== (safe ? 1 : 0)) {
-      statement.safeIntegers(safe);
-      entry.mode = safe ? 1 : 0;
     }
     return { rows: [], rowsAffected: (spread ? statement.run(...params) : statement.run(params)).changes };
   }

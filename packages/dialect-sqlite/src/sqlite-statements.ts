@@ -66,3 +66,16 @@ export class SqliteStatements {
     this.#last = undefined;
   }
 }
+
+/**
+ * Sets the statement's safe-integer mode and, for one that returns rows, its raw-row (array) mode.
+ * Each switch is a native call, so it is made only when the statement last ran in another mode.
+ */
+export function setModes(entry: CachedStatement, safeIntegers: boolean, rawRows: boolean): void {
+  const raw = rawRows && entry.reader;
+  const mode = (safeIntegers ? 1 : 0) | (raw ? 2 : 0);
+  if (entry.mode === mode) return;
+  entry.statement.safeIntegers(safeIntegers);
+  if (entry.reader) entry.statement.raw(raw);
+  entry.mode = mode;
+}
