@@ -1,10 +1,13 @@
 import { execFile } from "node:child_process";
-import { chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "./free-port.js";
 
 const run = promisify(execFile);
+
+/** runuser lives in sbin, which a root shell's PATH may leave out (`env -i PATH=/usr/bin:/bin`). */
+const RUNUSER = ["/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"].find((path) => existsSync(path)) ?? "runuser";
 
 export interface PostgresClusterOptions {
   /** The initdb binary of the PostgreSQL to run. */
@@ -45,7 +48,7 @@ export interface PostgresCluster {
 export async function initPostgresCluster(options: PostgresClusterOptions): Promise<PostgresCluster> {
   const asRoot = process.getuid?.() === 0;
   const command = (file: string, args: readonly string[]): [string, string[]] =>
-    asRoot ? ["runuser", ["-u", "postgres", "--", file, ...args]] : [file, [...args]];
+    asRoot ? [RUNUSER, ["-u", "postgres", "--", file, ...args]] : [file, [...args]];
   const runAs = (file: string, args: readonly string[], timeoutMs = 120_000) => {
     const [bin, argv] = command(file, args);
     return run(bin, argv, { timeout: timeoutMs });
