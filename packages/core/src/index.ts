@@ -25,6 +25,26 @@ export type {
   SourceMeta,
 } from "./ast/query-node.js";
 export type {
+  AddCheckChange,
+  AddColumnChange,
+  AddForeignKeyChange,
+  AlterColumnChange,
+  CreateIndexChange,
+  CreateTableChange,
+  DropCheckChange,
+  DropColumnChange,
+  DropForeignKeyChange,
+  DropIndexChange,
+  DropTableChange,
+  RebuildTableChange,
+  RenameColumnChange,
+  RenameTableChange,
+  SchemaChange,
+  SchemaChangeKind,
+  SchemaStep,
+  ValidateConstraintChange,
+} from "./ast/schema-change-node.js";
+export type {
   AddColumnNode,
   Assignment,
   ConflictClause,
@@ -116,6 +136,8 @@ export type {
   DriverRowStream,
   DriverStreamOptions,
 } from "./dialect/driver.js";
+export type { CatalogReader, IntrospectOptions, Introspector } from "./dialect/introspector.js";
+export { INTROSPECTOR_VERSION } from "./dialect/introspector.js";
 export { redactUrl, registerDialect } from "./dialect/registry.js";
 export type { EngineOptions } from "./engine/engine.js";
 export { createEngine, Engine } from "./engine/engine.js";
@@ -142,6 +164,16 @@ export type { IndexMeta } from "./schema/index-meta.js";
 export type { ModelClass } from "./schema/model.js";
 export { Model } from "./schema/model.js";
 export { toSnakeCase } from "./schema/naming.js";
+export type {
+  ColumnDefaultSnapshot,
+  ColumnSnapshot,
+  ForeignKeyAction,
+  ForeignKeySnapshot,
+  IndexSnapshot,
+  SchemaSnapshot,
+  TableSnapshot,
+} from "./schema/schema-snapshot.js";
+export { SCHEMA_SNAPSHOT_VERSION } from "./schema/schema-snapshot.js";
 export type { TableMeta } from "./schema/table-meta.js";
 export { tableMeta } from "./schema/table-meta.js";
 export type {

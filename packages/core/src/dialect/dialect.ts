@@ -3,6 +3,7 @@ import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { QueryErrorKind } from "../errors.js";
 import type { DialectCapabilities } from "./capabilities.js";
 import type { Driver, DriverConfig, DriverConnection } from "./driver.js";
+import type { Introspector } from "./introspector.js";
 
 /**
  * The version of this contract. A dialect states the one it was written for; core takes dialects
@@ -49,4 +50,6 @@ export interface Dialect {
   classifyError(error: unknown): ClassifiedError;
   /** Run once on the first connection: the capabilities of the actual server (e.g. its version). */
   inspectServer?(connection: DriverConnection, assumed: DialectCapabilities): Promise<DialectCapabilities>;
+  /** Reads a live schema for migrations (optional, versioned on its own: see INTROSPECTOR_VERSION). */
+  readonly introspector?: Introspector;
 }

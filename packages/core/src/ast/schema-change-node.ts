@@ -1,0 +1,154 @@
+import type { ColumnSnapshot, ForeignKeySnapshot, IndexSnapshot, TableSnapshot } from "../schema/schema-snapshot.js";
+
+/**
+ * One change to a schema: what a migration is made of. Plain data (a migration file stores these as
+ * JSON), compiled to SQL by the dialect's compiler like every other statement; one change may take
+ * several statements (SQLite's table rebuild). A closed union: every walker (compiler, diff,
+ * lock-safety lint, reverser) dispatches exhaustively, so a new kind cannot be forgotten.
+ *
+ * Changes that act on one table carry the table's snapshot before and after where a dialect may
+ * need it (SQLite rebuilds the whole table from `after`).
+ */
+export type SchemaChange =
+  | CreateTableChange
+  | DropTableChange
+  | RenameTableChange
+  | AddColumnChange
+  | DropColumnChange
+  | RenameColumnChange
+  | AlterColumnChange
+  | CreateIndexChange
+  | DropIndexChange
+  | AddForeignKeyChange
+  | DropForeignKeyChange
+  | AddCheckChange
+  | DropCheckChange
+  | ValidateConstraintChange
+  | RebuildTableChange;
+
+export type SchemaChangeKind = SchemaChange["kind"];
+
+export interface CreateTableChange {
+  readonly kind: "createTable";
+  readonly table: TableSnapshot;
+}
+
+export interface DropTableChange {
+  readonly kind: "dropTable";
+  /** The table as it was, so the change can be reversed. */
+  readonly table: TableSnapshot;
+}
+
+export interface RenameTableChange {
+  readonly kind: "renameTable";
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface AddColumnChange {
+  readonly kind: "addColumn";
+  readonly table: string;
+  readonly column: ColumnSnapshot;
+}
+
+export interface DropColumnChange {
+  readonly kind: "dropColumn";
+  readonly table: string;
+  /** The column as it was, so the change can be reversed. */
+  readonly column: ColumnSnapshot;
+}
+
+export interface RenameColumnChange {
+  readonly kind: "renameColumn";
+  readonly table: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+/** A column's type, nullability or default changes (its name does not: see RenameColumnChange). */
+export interface AlterColumnChange {
+  readonly kind: "alterColumn";
+  readonly table: string;
+  readonly from: ColumnSnapshot;
+  readonly to: ColumnSnapshot;
+}
+
+export interface CreateIndexChange {
+  readonly kind: "createIndex";
+  readonly table: string;
+  readonly index: IndexSnapshot;
+  /** PostgreSQL `CREATE INDEX CONCURRENTLY`: runs outside a transaction. */
+  readonly concurrently: boolean;
+}
+
+export interface DropIndexChange {
+  readonly kind: "dropIndex";
+  readonly table: string;
+  /** The index as it was, so the change can be reversed. */
+  readonly index: IndexSnapshot;
+  readonly concurrently: boolean;
+}
+
+export interface AddForeignKeyChange {
+  readonly kind: "addForeignKey";
+  readonly table: string;
+  readonly foreignKey: ForeignKeySnapshot & { readonly name: string };
+  /** PostgreSQL `NOT VALID`: existing rows are checked later by a ValidateConstraintChange. */
+  readonly notValid: boolean;
+}
+
+export interface DropForeignKeyChange {
+  readonly kind: "dropForeignKey";
+  readonly table: string;
+  readonly foreignKey: ForeignKeySnapshot & { readonly name: string };
+}
+
+/**
+ * A CHECK constraint the migration tool itself adds, e.g. `col IS NOT NULL ... NOT VALID` before a
+ * safe SET NOT NULL on PostgreSQL. `notNullOf` names the column whose non-nullness it checks; the
+ * predicate is never user text.
+ */
+export interface AddCheckChange {
+  readonly kind: "addCheck";
+  readonly table: string;
+  readonly name: string;
+  readonly notNullOf: string;
+  readonly notValid: boolean;
+}
+
+export interface DropCheckChange {
+  readonly kind: "dropCheck";
+  readonly table: string;
+  readonly name: string;
+  readonly notNullOf: string;
+}
+
+export interface ValidateConstraintChange {
+  readonly kind: "validateConstraint";
+  readonly table: string;
+  readonly name: string;
+}
+
+/**
+ * SQLite's documented twelve-step rebuild (https://www.sqlite.org/lang_altertable.html#otheralter):
+ * a new table shaped as `after`, rows copied over (`columnMap`: new column name → old column name,
+ * or null for a column that takes its default), the old table dropped, the new one renamed, its
+ * indexes recreated, `PRAGMA foreign_key_check` after.
+ */
+export interface RebuildTableChange {
+  readonly kind: "rebuildTable";
+  readonly before: TableSnapshot;
+  readonly after: TableSnapshot;
+  readonly columnMap: Readonly<Record<string, string | null>>;
+}
+
+/** A statement a change compiles to. */
+export interface SchemaStep {
+  readonly sql: string;
+  /**
+   * False for a statement that must run outside a transaction (`CREATE INDEX CONCURRENTLY`,
+   * SQLite's `PRAGMA foreign_keys`), or that commits one implicitly (MySQL DDL) — the runner then
+   * cannot roll it back.
+   */
+  readonly transactional: boolean;
+}
