@@ -12,6 +12,7 @@ export const publicPackages = {
   "@tempest-db-js/dialect-mysql": "packages/dialect-mysql",
   "@tempest-db-js/dialect-sqlite": "packages/dialect-sqlite",
   "@tempest-db-js/queue-recipes": "packages/queue-recipes",
+  "@tempest-db-js/migrate": "packages/migrate",
 } as const;
 
 export type PublicPackage = keyof typeof publicPackages;
