@@ -5,6 +5,7 @@ import { freshQueryParts, joinNode, NO_PARTS, selectionNode } from "../ast/query
 import type { SelectNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { sourceColumnNode } from "../ast/value-node.js";
+import { findInTree, isNestedQuery } from "../ast/walk-tree.js";
 import { outerJoinedAliases } from "../compiler/compiled-query.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
@@ -165,9 +166,20 @@ class SelectionFields {
   }
 }
 
-/** True when any selection is an aggregate. */
+/**
+ * True when any selection is or holds an aggregate (in its expressions, not in its subqueries, which
+ * aggregate their own rows, nor as the function of a window, which keeps the rows).
+ */
 export function aggregates(parts: QueryParts | undefined): boolean {
-  return parts?.selections?.some((s) => s.value.kind === "aggregate") ?? false;
+  for (const selection of parts?.selections ?? []) {
+    const found = findInTree(
+      selection.value,
+      (node) => (node.kind === "aggregate" ? true : undefined),
+      (node) => node.kind !== "window" && !isNestedQuery(node),
+    );
+    if (found) return true;
+  }
+  return false;
 }
 
 /** The rules a select's parts must keep together, checked on every change: windows over groups, locks. */

@@ -1,9 +1,10 @@
 import type { ConditionNode } from "../ast/condition-node.js";
 import type { QueryParts, SelectionNode } from "../ast/query-node.js";
 import type { ExpressionNode, ValueNode } from "../ast/value-node.js";
+import type { TreeNode } from "../ast/walk-tree.js";
+import { findInTree, isNestedQuery, walkTree } from "../ast/walk-tree.js";
 import type { WindowNode } from "../ast/window-node.js";
 import { ValidationError } from "../errors.js";
-import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 
 /*
@@ -11,9 +12,19 @@ import type { ColumnMeta } from "../schema/column-meta.js";
  * the databases compute windows after WHERE, GROUP BY and HAVING, over the rows those leave.
  */
 
+/** The windows of a projection, wherever they stand in its expressions (not in its subqueries, which are selects of their own). */
 function windowsOf(parts: QueryParts): WindowNode[] {
   const windows: WindowNode[] = [];
-  for (const selection of parts.selections ?? []) if (selection.value.kind === "window") windows.push(selection.value);
+  for (const selection of parts.selections ?? []) windows.push(...windowsIn(selection.value));
+  return windows;
+}
+
+function windowsIn(root: TreeNode): WindowNode[] {
+  const windows: WindowNode[] = [];
+  walkTree(root, (node) => {
+    if (node.kind === "window") windows.push(node);
+    return node === root || !isNestedQuery(node);
+  });
   return windows;
 }
 
@@ -29,7 +40,7 @@ export function refuseWindowsWithLock(parts: QueryParts, what: string): void {
 /** HAVING on a projection key that is a window function: windows are computed after HAVING. */
 export function refuseWindowsInHaving(having: ConditionNode, selections: readonly SelectionNode[]): void {
   const windowKeys = new Map<ColumnMeta, string>();
-  for (const s of selections) if (s.value.kind === "window") windowKeys.set(s.result, s.key);
+  for (const s of selections) if (windowsIn(s.value).length > 0) windowKeys.set(s.result, s.key);
   if (windowKeys.size === 0) return;
   const named = columnIn(having, windowKeys);
   if (named !== undefined) {
@@ -39,33 +50,25 @@ export function refuseWindowsInHaving(having: ConditionNode, selections: readonl
   }
 }
 
-function columnIn(node: ConditionNode, columns: ReadonlyMap<ColumnMeta, string>): string | undefined {
-  switch (node.kind) {
-    case "and":
-    case "or":
-      for (const item of node.items) {
-        const found = columnIn(item, columns);
-        if (found !== undefined) return found;
+/** The first window key the condition names, outside its own subqueries. */
+function columnIn(root: ConditionNode, columns: ReadonlyMap<ColumnMeta, string>): string | undefined {
+  return findInTree(
+    root,
+    (node) => {
+      switch (node.kind) {
+        case "compare":
+        case "inList":
+        case "inSubquery":
+        case "isNull":
+        case "between":
+        case "sourceColumn":
+          return columns.get(node.column);
+        default:
+          return undefined;
       }
-      return undefined;
-    case "not":
-      return columnIn(node.item, columns);
-    case "compare":
-    case "inList":
-    case "inSubquery":
-    case "isNull":
-    case "between":
-      return columns.get(node.column);
-    case "constant":
-    case "expressionCondition":
-      return undefined;
-    default:
-      return unknownCondition(node);
-  }
-}
-
-function unknownCondition(node: never): never {
-  throw new ValidationError(`Unknown condition ${JSON.stringify((node as { kind?: string })?.kind)}`);
+    },
+    (node) => !isNestedQuery(node),
+  );
 }
 
 /** A value (a where operand, a set value, a condition) that is or holds a window function. */
@@ -78,13 +81,7 @@ export function refuseWindowValue(node: ExpressionNode, where: string): void {
 }
 
 function holdsWindow(node: ValueNode): boolean {
-  if (node.kind === "window") return true;
-  if (node.kind !== "template") return false;
-  for (const value of node.values) {
-    const nested = expressionNode(value);
-    if (nested && holdsWindow(nested)) return true;
-  }
-  return false;
+  return windowsIn(node).length > 0;
 }
 
 /**
@@ -100,9 +97,12 @@ export function checkWindowGrouping(parts: QueryParts): void {
   for (const value of parts.groupBy) if (value.kind === "sourceColumn") groupColumns.add(value.column);
   for (const window of windows) {
     const fn = window.fn;
-    const columns: (ColumnMeta | undefined)[] = [...window.spec.partitionBy, ...window.spec.orderBy].map((k) =>
-      k.value.kind === "sourceColumn" ? k.value.column : undefined,
-    );
+    // Every column the window names in its keys' expressions, and its function's own column.
+    const columns: (ColumnMeta | undefined)[] = [];
+    walkTree(window.spec, (node) => {
+      if (node.kind === "sourceColumn") columns.push(node.column);
+      return !isNestedQuery(node);
+    });
     columns.push(fn.kind === "ranking" ? undefined : fn.column);
     const loose = columns.find((c) => c !== undefined && !groupColumns.has(c));
     if (loose !== undefined) {

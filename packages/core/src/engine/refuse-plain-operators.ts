@@ -1,8 +1,6 @@
-import { partsOf } from "../ast/compound-node.js";
-import type { ConditionNode } from "../ast/condition-node.js";
-import { ctesOf } from "../ast/cte-node.js";
-import type { SelectNode, StatementNode } from "../ast/statement-node.js";
-import type { ValueNode } from "../ast/value-node.js";
+import type { StatementNode } from "../ast/statement-node.js";
+import type { TreeNode } from "../ast/walk-tree.js";
+import { walkTree } from "../ast/walk-tree.js";
 import { ValidationError } from "../errors.js";
 
 /** How an engine reads plain `{ op: ... }` objects in where: as operators (default), or not at all. */
@@ -13,92 +11,54 @@ export type OperatorsMode = "plain-objects" | "helpers-only";
  * when any condition of the statement came from a plain operator object or a bare null where-value.
  * Builders resolve `where()` before an engine is known, so the condition nodes record where they came
  * from (ConditionNode `plain`) and the engine looks here, when it executes or compiles, before
- * anything is sent.
+ * anything is sent. The whole tree is walked (walkTree): a where inside a subquery used as a value,
+ * an IN list, BETWEEN bounds, a SET value, an `sql.expr` hole or a CTE is a where like any other.
  */
 export function refusePlainOperators(node: StatementNode): void {
+  // The model whose fields a condition names: the innermost statement holding it.
+  const models: string[] = [];
+  const depths: number[] = [];
+  walkTree(node, (child, depth) => {
+    while (depths.length > 0 && (depths[depths.length - 1] as number) >= depth) {
+      depths.pop();
+      models.pop();
+    }
+    const table = tableOf(child);
+    if (table !== undefined) {
+      models.push(table.model.name || table.name);
+      depths.push(depth);
+      return true;
+    }
+    const plain = plainOf(child);
+    if (plain !== undefined) refuse(models[models.length - 1] ?? "?", plain.field, plain.origin);
+    return true;
+  });
+}
+
+function tableOf(node: TreeNode): { readonly model: { readonly name: string }; readonly name: string } | undefined {
   switch (node.kind) {
     case "select":
-      selectNode(node);
-      return;
-    case "compound":
-      for (const part of partsOf(node)) selectNode(part);
-      return;
+    case "insert":
     case "update":
     case "delete":
-      condition(node.table.model.name || node.table.name, node.where);
-      return;
-    case "insert": {
-      const conflict = node.conflict;
-      if (conflict?.kind === "onConflict") {
-        const name = node.table.model.name || node.table.name;
-        condition(name, conflict.targetWhere);
-        condition(name, conflict.updateWhere);
-      }
-      return;
-    }
-    case "rawStatement":
-    case "createTable":
-    case "createIndex":
-    case "dropTable":
-    case "addColumn":
-    case "describeTable":
-      return;
+      return node.table;
     default:
-      unreachable(node);
-      return;
+      return undefined;
   }
 }
 
-function selectNode(node: SelectNode): void {
-  // The CTEs it reads carry conditions of their own (each CTE's own reads come before it in the list).
-  if (node.table.cte !== undefined || node.parts?.joins.some((j) => j.source.table.cte !== undefined))
-    for (const cte of ctesOf(node)) refusePlainOperators(cte.body);
-  const name = node.table.model.name || node.table.name;
-  condition(name, node.where);
-  const parts = node.parts;
-  if (parts === undefined) return;
-  for (const join of parts.joins) condition(name, join.on);
-  condition(name, parts.having);
-  for (const selection of parts.selections ?? []) value(selection.value);
-}
-
-/** Subqueries used as values (exists, scalar) carry conditions of their own. */
-function value(node: ValueNode): void {
-  if (node.kind === "exists" || node.kind === "scalarSubquery") selectNode(node.select);
-}
-
-function condition(model: string, node: ConditionNode | undefined): void {
-  if (node === undefined) return;
+function plainOf(node: TreeNode): { readonly field: string; readonly origin: string } | undefined {
   switch (node.kind) {
-    case "and":
-    case "or":
-      for (const item of node.items) condition(model, item);
-      return;
-    case "not":
-      condition(model, node.item);
-      return;
-    case "expressionCondition":
-      value(node.expression);
-      return;
-    case "constant":
-      if (node.plain !== undefined) refuse(model, node.field ?? "?", node.plain);
-      return;
-    case "inSubquery":
-      if (node.plain !== undefined) refuse(model, node.column.field, node.plain);
-      selectNode(node.subquery.select);
-      return;
     case "compare":
-      if (node.plain !== undefined) refuse(model, node.column.field, node.plain);
-      value(node.value);
-      return;
     case "inList":
+    case "inSubquery":
     case "isNull":
     case "between":
-      if (node.plain !== undefined) refuse(model, node.column.field, node.plain);
-      return;
+      return node.plain === undefined ? undefined : { field: node.column.field, origin: node.plain };
+    case "constant":
+      return node.plain === undefined ? undefined : { field: node.field ?? "?", origin: node.plain };
     default:
-      unreachable(node);
-      return;
+      return undefined;
   }
 }
 
@@ -111,8 +71,4 @@ function refuse(model: string, field: string, plain: string): never {
   throw new ValidationError(
     `where on ${model}.${field}: the operator "${plain}" came from a plain object, which this engine refuses (operators: "helpers-only"): a request body can forge one. Write op.${plain}(...).`,
   );
-}
-
-function unreachable(node: never): never {
-  throw new Error(`refusePlainOperators: unknown node ${(node as { kind: string }).kind}`);
 }
