@@ -1,5 +1,4 @@
-// @tempest-db-js/migrate: schema migrations for tempest-db-js. The modules land one by one (diff,
-// lock-safety lint, migration files, runner, CLI); this entry re-exports each as it lands.
+// @tempest-db-js/migrate: schema migrations for tempest-db-js.
 
 // diff
 export type { AlterCapabilities } from "./diff/alter-capabilities.js";
@@ -16,3 +15,36 @@ export type { ReverseOptions } from "./diff/reverse-plan.js";
 export { inverseChange, reversePlan } from "./diff/reverse-plan.js";
 export { normalizeSnapshot, sameSchema } from "./diff/snapshot-compare.js";
 export { narrowingReason } from "./diff/type-widening.js";
+
+// migration files, runner, CLI
+export { migrationChecksum } from "./checksum.js";
+export type { CliIo } from "./cli/cli-io.js";
+export { runCli } from "./cli/run-cli.js";
+export type { MigrateConfig, ResolvedConfig } from "./config.js";
+export { CONFIG_FILES, defineConfig, findConfig, loadConfig } from "./config.js";
+export {
+  MigrationChecksumError,
+  MigrationError,
+  MigrationFailedError,
+  MigrationLockTimeoutError,
+  MigrationStateError,
+} from "./errors.js";
+export type { HistoryRow } from "./history/history-table.js";
+export type { LockOptions, MigrationLock } from "./lock/migration-lock.js";
+export { advisoryLock, namedLock, serializedWritesLock } from "./lock/migration-lock.js";
+export type { ChangeStep, DataStep, DataStepContext, Migration, MigrationStep, SqlStep } from "./migration.js";
+export { defineMigration } from "./migration.js";
+export type { MigrationDialect } from "./migration-dialect.js";
+export type { LoadedMigration, MigrationFile } from "./migration-folder.js";
+export { listMigrations, loadMigration } from "./migration-folder.js";
+export type { MigrateEvent, MigrateListener } from "./runner/migrate-event.js";
+export type {
+  DownOptions,
+  MigrationState,
+  MigrationStatusEntry,
+  RunnerOptions,
+  StatusResult,
+  UpOptions,
+  UpResult,
+} from "./runner/migrator.js";
+export { migrateDown, migrateUp, migrationStatus } from "./runner/migrator.js";

@@ -1,0 +1,163 @@
+import { parseArgs } from "node:util";
+import type { Engine } from "tempest-db-js";
+import { redactUrl, TempestError } from "tempest-db-js";
+import type { ResolvedConfig } from "../config.js";
+import { findConfig, loadConfig } from "../config.js";
+import { MigrationFailedError } from "../errors.js";
+import type { MigrateEvent } from "../runner/migrate-event.js";
+import type { RunnerOptions } from "../runner/migrator.js";
+import { migrateDown, migrateUp, migrationStatus } from "../runner/migrator.js";
+import type { CliIo } from "./cli-io.js";
+import { humanEvent } from "./human-events.js";
+
+export const USAGE = `Usage: tempest-migrate <command> [options]
+
+Commands:
+  up                 apply every pending migration, in order, under the migration lock
+  down [N]           revert the last N applied migrations (default 1)
+  status             list the migrations and their state
+  check              exit 1 when a migration is pending, edited or failed
+
+Options:
+  --config <file>    the config file (default: tempest.config.ts in the current folder)
+  --resume           up: go on with a migration that failed part way, from its first step not done
+  --json             print one JSON document for scripts instead of progress and a summary
+  -h, --help         show this help
+`;
+
+/** A command's outcome: the document `--json` prints, the summary people read, and the exit code. */
+interface Outcome {
+  readonly json: Record<string, unknown>;
+  readonly summary: string;
+  readonly code: number;
+}
+
+type Command = (context: { config: ResolvedConfig; engine: Engine; runner: RunnerOptions; args: Args }) => Promise<Outcome>;
+
+interface Args {
+  readonly positionals: readonly string[];
+  readonly resume: boolean;
+}
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  async up({ runner, args }) {
+    const result = await migrateUp({ ...runner, resume: args.resume });
+    const summary =
+      result.applied.length === 0 && result.skipped.length === 0
+        ? "Nothing to apply: the database is up to date."
+        : `Applied ${result.applied.length} migration${result.applied.length === 1 ? "" : "s"}${result.skipped.length > 0 ? ` (${result.skipped.length} applied by another runner meanwhile)` : ""}.`;
+    return { json: { ok: true, ...result }, summary, code: 0 };
+  },
+  async down({ runner, args }) {
+    const given = args.positionals[0];
+    const count = given === undefined ? 1 : Number(given);
+    if (!Number.isSafeInteger(count) || count < 1) throw new UsageError(`down takes a number of migrations, got "${given}"`);
+    const result = await migrateDown({ ...runner, count });
+    const summary = result.reverted.length === 0 ? "Nothing to revert." : `Reverted ${result.reverted.join(", ")}.`;
+    return { json: { ok: true, ...result }, summary, code: 0 };
+  },
+  async status({ runner }) {
+    const result = await migrationStatus(runner);
+    const width = Math.max(4, ...result.migrations.map((m) => m.name.length));
+    const lines = result.migrations.map((m) =>
+      `${m.name.padEnd(width)}  ${m.state.padEnd(12)}  ${m.appliedAt ? m.appliedAt.toISOString() : ""}`.trimEnd(),
+    );
+    const summary = [
+      ...(lines.length > 0 ? lines : ["(no migrations)"]),
+      ...result.problems.map((p) => `problem: ${p}`),
+      `${result.migrations.filter((m) => m.state === "applied").length} applied, ${result.pending.length} pending.`,
+    ].join("\n");
+    return { json: { ok: result.problems.length === 0, ...result }, summary, code: 0 };
+  },
+  async check({ runner }) {
+    const result = await migrationStatus(runner);
+    const findings = [...result.pending.map((name) => `pending: ${name}`), ...result.problems];
+    const ok = findings.length === 0;
+    const summary = ok ? "OK: every migration is applied." : `check failed:\n${findings.map((f) => `  ${f}`).join("\n")}`;
+    return { json: { ok, pending: result.pending, problems: result.problems }, summary, code: ok ? 0 : 1 };
+  },
+};
+
+class UsageError extends Error {}
+
+function errorJson(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const fields: Record<string, unknown> = { name: error.name, message: error.message };
+  if (TempestError.isInstance(error)) fields.code = error.code;
+  if (MigrationFailedError.isInstance(error)) {
+    fields.migration = error.migration;
+    fields.failed = error.failed;
+    fields.ran = error.ran;
+    fields.rolledBack = error.rolledBack;
+  }
+  return fields;
+}
+
+/** Runs the CLI with these arguments (without `node` and the script); resolves to the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    io.err(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [name, ...rest] = positionals;
+  if (values.help || name === undefined) {
+    (values.help ? io.out : io.err)(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.err(`Unknown command "${name}".\n\n${USAGE}`);
+    return 2;
+  }
+  const json = values.json === true;
+  const progress = (e: MigrateEvent) => {
+    if (!json) io.err(`${humanEvent(e)}\n`);
+  };
+  let engine: Engine | undefined;
+  try {
+    const config = await loadConfig(findConfig(io.cwd, values.config));
+    const { openEngine } = await import("./open-engine.js");
+    engine = await openEngine(config);
+    if (!json)
+      io.err(`tempest-migrate ${name}: ${engine.dialectName} at ${redactUrl(config.url)}, migrations in ${config.migrationsFolder}\n`);
+    const runner: RunnerOptions = {
+      engine,
+      folder: config.migrationsFolder,
+      ...(config.historyTable === undefined ? {} : { historyTable: config.historyTable }),
+      ...(config.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: config.lockTimeoutMs }),
+      ...(config.lockRetries === undefined ? {} : { lockRetries: config.lockRetries }),
+      ...(config.lockWaitMs === undefined ? {} : { lockWaitMs: config.lockWaitMs }),
+      onEvent: progress,
+    };
+    const outcome = await command({ config, engine, runner, args: { positionals: rest, resume: values.resume === true } });
+    io.out(json ? `${JSON.stringify(outcome.json)}\n` : `${outcome.summary}\n`);
+    return outcome.code;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (json) io.out(`${JSON.stringify({ ok: false, error: errorJson(error) })}\n`);
+    else io.err(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await engine?.close();
+  }
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      config: { type: "string" },
+      json: { type: "boolean" },
+      resume: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}

@@ -1,0 +1,152 @@
+import type { Executor } from "tempest-db-js";
+import { sql } from "tempest-db-js";
+import { MigrationFailedError } from "../errors.js";
+import type { HistoryRow } from "../history/history-table.js";
+import type { LoadedMigration } from "../migration-folder.js";
+import { withLockRetries } from "./lock-retry.js";
+import type { MigrationSegment, MigrationUnit } from "./migration-units.js";
+import { describeUnit, migrationSegments, migrationUnits } from "./migration-units.js";
+import type { RunContext } from "./run-context.js";
+
+export type Direction = "up" | "down";
+
+/**
+ * Applies one migration's `up` (from unit `resumeAt`, for a run that failed part way) or its
+ * `down`. Transactional units run together in one transaction with the history row, so the row
+ * says exactly what took effect; a unit that cannot run in a transaction runs alone and the row is
+ * written right after it. Returns "skipped" when, on a dialect whose lock is each migration's own
+ * transaction, another runner applied it first.
+ */
+export async function applyMigration(
+  ctx: RunContext,
+  loaded: LoadedMigration,
+  direction: Direction,
+  resumeAt = 0,
+): Promise<"done" | "skipped"> {
+  const { migration, name } = loaded;
+  const units = migrationUnits((direction === "up" ? migration.up : migration.down) ?? [], ctx.dialect);
+  const segments = migrationSegments(units, resumeAt);
+  const lockTimeoutMs = migration.lockTimeoutMs ?? ctx.lockTimeoutMs;
+  const retries = migration.lockRetries ?? ctx.lockRetries;
+  const startedAt = new Date();
+  const began = performance.now();
+  const row = (stepsDone: number, status: HistoryRow["status"], error: string | null): HistoryRow => ({
+    name,
+    checksum: loaded.checksum,
+    status,
+    direction,
+    stepsDone,
+    stepsTotal: units.length,
+    appliedAt: startedAt,
+    error,
+  });
+  /** The history after `done` units: the migration applied (up), gone (down), or still on its way. */
+  const progress = async (db: Executor, done: number): Promise<void> => {
+    if (done < units.length) await ctx.history.record(db, row(done, "running", null));
+    else if (direction === "up") await ctx.history.record(db, row(done, "applied", null));
+    else await ctx.history.remove(db, name);
+  };
+  // Units that took effect: in an earlier run (resumed) and in this one, outside a rolled-back transaction.
+  const ran = units.slice(0, resumeAt).map(describeUnit);
+  let current: MigrationUnit | undefined;
+  const runUnit = async (db: Executor, unit: MigrationUnit, index: number): Promise<void> => {
+    current = unit;
+    const t0 = performance.now();
+    if (unit.kind === "statement") await db.execute(sql.raw(unit.sql)).rowsAffected();
+    else await unit.step.run({ db, engine: ctx.engine, log: (message) => ctx.emit({ event: "log", name, message }) });
+    ctx.emit({
+      event: "step-done",
+      name,
+      step: index + 1,
+      steps: units.length,
+      what: describeUnit(unit),
+      ms: Math.round(performance.now() - t0),
+    });
+  };
+
+  ctx.emit({ event: "migration-start", name, direction, steps: units.length, resumeAt });
+  // A migration without steps still leaves its row.
+  if (segments.length === 0) {
+    const skipped = await ctx.engine.transaction(async (tx) => {
+      if (ctx.dialect.lock.perMigration && direction === "up" && (await ctx.history.find(tx, name))) return true;
+      await progress(tx, units.length);
+      return false;
+    });
+    if (skipped) return skip(ctx, name);
+  }
+  for (const [k, segment] of segments.entries()) {
+    const end = segment.start + segment.units.length;
+    try {
+      if (segment.transactional) {
+        const outcome = await withLockRetries(ctx, name, describeSegment(segment), retries, () =>
+          ctx.engine.transaction(async (tx) => {
+            // SQLite: BEGIN IMMEDIATE made this runner the only writer; did another one get here first?
+            if (k === 0 && resumeAt === 0 && direction === "up" && ctx.dialect.lock.perMigration && (await ctx.history.find(tx, name))) {
+              return "skipped" as const;
+            }
+            for (const statement of ctx.dialect.lockTimeout?.(lockTimeoutMs) ?? []) await tx.execute(sql.raw(statement)).rowsAffected();
+            for (const [j, unit] of segment.units.entries()) await runUnit(tx, unit, segment.start + j);
+            await progress(tx, end);
+            return "done" as const;
+          }),
+        );
+        if (outcome === "skipped") return skip(ctx, name);
+      } else {
+        const unit = segment.units[0] as MigrationUnit;
+        await withLockRetries(ctx, name, describeUnit(unit), retries, () => runAlone(ctx, name, unit, segment.start, runUnit));
+        ran.push(describeUnit(unit));
+        await progress(ctx.engine, end);
+        continue;
+      }
+    } catch (error) {
+      const failed = current ? describeUnit(current) : describeSegment(segment);
+      const reason = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+      // Something stayed done: say so in the history, so the next run neither repeats it nor takes the migration as applied.
+      if (ran.length > 0) await ctx.history.record(ctx.engine, row(segment.start, "failed", reason));
+      throw new MigrationFailedError({ migration: name, failed, ran, rolledBack: segment.transactional && ran.length === 0, cause: error });
+    }
+    ran.push(...segment.units.map(describeUnit));
+  }
+  ctx.emit({ event: "migration-done", name, direction, ms: Math.round(performance.now() - began) });
+  return "done";
+}
+
+function skip(ctx: RunContext, name: string): "skipped" {
+  ctx.emit({ event: "skipped", name, reason: "applied by another runner while this one waited" });
+  return "skipped";
+}
+
+function describeSegment(segment: MigrationSegment): string {
+  return segment.units.length === 1
+    ? describeUnit(segment.units[0] as MigrationUnit)
+    : `${segment.units.length} statements in a transaction`;
+}
+
+/**
+ * A unit outside any transaction. A concurrent index build that failed (or was cancelled) leaves
+ * an INVALID index behind, which a retry would trip over and which slows every write meanwhile:
+ * it is dropped, concurrently, before each attempt and after a failure.
+ */
+async function runAlone(
+  ctx: RunContext,
+  name: string,
+  unit: MigrationUnit,
+  index: number,
+  runUnit: (db: Executor, unit: MigrationUnit, index: number) => Promise<void>,
+): Promise<void> {
+  const leftover = unit.kind === "statement" ? unit.concurrentIndex : undefined;
+  const dropInvalid = async (): Promise<void> => {
+    const { invalidIndex, dropInvalidIndex } = ctx.dialect;
+    if (leftover === undefined || !invalidIndex || !dropInvalidIndex) return;
+    if (!(await invalidIndex(ctx.engine, leftover))) return;
+    ctx.emit({ event: "invalid-index", name, index: leftover });
+    await ctx.engine.execute(sql.raw(dropInvalidIndex(leftover))).rowsAffected();
+  };
+  await dropInvalid();
+  try {
+    await runUnit(ctx.engine, unit, index);
+  } catch (error) {
+    await dropInvalid();
+    throw error;
+  }
+}

@@ -1,0 +1,14 @@
+import type { Engine } from "tempest-db-js";
+import type { HistoryTable } from "../history/history-table.js";
+import type { MigrationDialect } from "../migration-dialect.js";
+import type { MigrateListener } from "./migrate-event.js";
+
+/** What applying one migration needs, fixed for a run. */
+export interface RunContext {
+  readonly engine: Engine;
+  readonly dialect: MigrationDialect;
+  readonly history: HistoryTable;
+  readonly emit: MigrateListener;
+  readonly lockTimeoutMs: number;
+  readonly lockRetries: number;
+}
