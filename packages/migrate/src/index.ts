@@ -1,6 +1,10 @@
 // @tempest-db-js/migrate: schema migrations for tempest-db-js.
 
-// diff
+export { migrationChecksum } from "./checksum.js";
+export type { CliIo } from "./cli/cli-io.js";
+export { runCli } from "./cli/run-cli.js";
+export type { MigrateConfig, ResolvedConfig } from "./config.js";
+export { CONFIG_FILES, defineConfig, findConfig, loadConfig } from "./config.js";
 export type { AlterCapabilities } from "./diff/alter-capabilities.js";
 export { fullAlterCapabilities } from "./diff/alter-capabilities.js";
 export { applyChange, applyPlan, checkReferences } from "./diff/apply-change.js";
@@ -15,13 +19,6 @@ export type { ReverseOptions } from "./diff/reverse-plan.js";
 export { inverseChange, reversePlan } from "./diff/reverse-plan.js";
 export { normalizeSnapshot, sameSchema } from "./diff/snapshot-compare.js";
 export { narrowingReason } from "./diff/type-widening.js";
-
-// migration files, runner, CLI
-export { migrationChecksum } from "./checksum.js";
-export type { CliIo } from "./cli/cli-io.js";
-export { runCli } from "./cli/run-cli.js";
-export type { MigrateConfig, ResolvedConfig } from "./config.js";
-export { CONFIG_FILES, defineConfig, findConfig, loadConfig } from "./config.js";
 export {
   MigrationChecksumError,
   MigrationError,
