@@ -123,6 +123,8 @@ export { formatLiteral } from "./compiler/format-literal.js";
 export { jsonArrayText, LONG_LIST } from "./compiler/json-list.js";
 export type { BeginOptions } from "./compiler/sql-compiler.js";
 export { exhaustive, SqlCompiler } from "./compiler/sql-compiler.js";
+export type { CanonicalSqlOptions, SqlNode } from "./dialect/canonical-sql.js";
+export { canonicalSql, parseSql, printSql } from "./dialect/canonical-sql.js";
 export type { DialectCapabilities } from "./dialect/capabilities.js";
 export { defineCapabilities, safeCapabilities } from "./dialect/capabilities.js";
 export type { ClassifiedError, Dialect } from "./dialect/dialect.js";
@@ -136,12 +138,23 @@ export type {
   DriverRowStream,
   DriverStreamOptions,
 } from "./dialect/driver.js";
-export type { CatalogReader, IntrospectOptions, Introspector } from "./dialect/introspector.js";
+export type {
+  CatalogReader,
+  IntrospectOptions,
+  Introspector,
+  ModelColumnDdl,
+  ModelForeignKeyDdl,
+  ModelIndexDdl,
+  ModelTableDdl,
+} from "./dialect/introspector.js";
 export { INTROSPECTOR_VERSION } from "./dialect/introspector.js";
 export { redactUrl, registerDialect } from "./dialect/registry.js";
+export type { SqlLexOptions, SqlToken } from "./dialect/sql-tokens.js";
+export { closingParen, isPunct, isWord, SQL_KEYWORDS, SqlLexError, splitTopLevel, sqlTokens } from "./dialect/sql-tokens.js";
 export type { EngineOptions } from "./engine/engine.js";
 export { createEngine, Engine } from "./engine/engine.js";
 export type { Executor, TransactionHandle, TransactionOptions } from "./engine/executor.js";
+export { introspect } from "./engine/introspect.js";
 export type { QueryEvent } from "./engine/query-event.js";
 export type { ExecutedQuery } from "./engine/query-result.js";
 export { QueryResult } from "./engine/query-result.js";
@@ -163,6 +176,7 @@ export { Index, index, uniqueIndex } from "./schema/index.js";
 export type { IndexMeta } from "./schema/index-meta.js";
 export type { ModelClass } from "./schema/model.js";
 export { Model } from "./schema/model.js";
+export { modelsSnapshot } from "./schema/models-snapshot.js";
 export { toSnakeCase } from "./schema/naming.js";
 export type {
   ColumnDefaultSnapshot,
@@ -174,6 +188,7 @@ export type {
   TableSnapshot,
 } from "./schema/schema-snapshot.js";
 export { SCHEMA_SNAPSHOT_VERSION } from "./schema/schema-snapshot.js";
+export { sortSnapshot } from "./schema/sort-snapshot.js";
 export type { TableMeta } from "./schema/table-meta.js";
 export { tableMeta } from "./schema/table-meta.js";
 export type {

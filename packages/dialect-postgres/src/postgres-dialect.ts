@@ -4,6 +4,7 @@ import { postgresCodec } from "./postgres-codec.js";
 import { PostgresCompiler } from "./postgres-compiler.js";
 import { PostgresDriver } from "./postgres-driver.js";
 import { readOptions } from "./postgres-driver-options.js";
+import { postgresIntrospector } from "./postgres-introspector.js";
 
 export const postgresCapabilities = defineCapabilities({
   rowLocks: true,
@@ -99,4 +100,5 @@ export const postgresDialect: Dialect = {
     readOptions(options);
   },
   classifyError: classifyPostgresError,
+  introspector: postgresIntrospector,
 };

@@ -4,6 +4,7 @@ import { classifySqliteError } from "./classify-sqlite-error.js";
 import { sqliteCodec } from "./sqlite-codec.js";
 import { SqliteCompiler } from "./sqlite-compiler.js";
 import { readOptions, SqliteDriver } from "./sqlite-driver.js";
+import { sqliteIntrospector } from "./sqlite-introspector.js";
 import { parseSqliteUrl } from "./sqlite-url.js";
 
 /**
@@ -96,6 +97,7 @@ export const sqliteDialect: Dialect = {
     readOptions(options);
   },
   classifyError: classifySqliteError,
+  introspector: sqliteIntrospector,
   async inspectServer(connection: DriverConnection, assumed: DialectCapabilities): Promise<DialectCapabilities> {
     const { rows } = await connection.query({ sql: "SELECT sqlite_version()", params: [], rowMode: "array" });
     const version = (rows[0] as unknown[] | undefined)?.[0];

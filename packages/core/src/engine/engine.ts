@@ -1,6 +1,8 @@
 import { createIndexes, createTable, dropTable } from "../builder/ddl.js";
 import type { Executable } from "../builder/executable.js";
+import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { Dialect } from "../dialect/dialect.js";
+import type { CatalogReader } from "../dialect/introspector.js";
 import { checkDialect, dialectFor } from "../dialect/registry.js";
 import { TempestError, ValidationError } from "../errors.js";
 import type { PlaceholderSpec, Placeholders } from "../prepared/placeholder.js";
@@ -104,9 +106,38 @@ export class Engine extends Session {
     for (const model of [...models].reverse()) await this.execute(dropTable(model, options)).rowsAffected();
   }
 
+  /**
+   * @internal What `introspect` and `modelsSnapshot` need of an engine: its dialect, the compiler
+   * for the server's capabilities, and a catalog reader whose statements run (bound, logged,
+   * errors typed) like every other statement.
+   */
+  schemaAccess(): SchemaAccess {
+    const core = this.core;
+    return {
+      dialect: core.dialect,
+      compiler: () => core.compiler,
+      ready: () => core.ready(),
+      reader: {
+        query: async (sql, params) => {
+          await core.ready();
+          const result = await this.runCompiled<Record<string, unknown>>({ sql, params, kind: "rawStatement", columns: undefined });
+          return result.rows;
+        },
+      },
+    };
+  }
+
   async close(): Promise<void> {
     await this.core.close();
   }
+}
+
+/** @internal See Engine.schemaAccess. */
+export interface SchemaAccess {
+  readonly dialect: Dialect;
+  compiler(): SqlCompiler;
+  ready(): Promise<void>;
+  readonly reader: CatalogReader;
 }
 
 /** Creates an engine for a database URL; the scheme picks the dialect (`postgresql:`, `mysql:`, `sqlite:`). */

@@ -4,6 +4,8 @@ export { conformanceCases, seedJobs } from "./conformance-cases.js";
 export { cteQueryTests } from "./conformance-cte-queries.js";
 export { ConformanceCustomer, ConformanceJob, ConformanceOrder, ConformanceValue, JOB_IDS, T0, T1 } from "./conformance-models.js";
 export { queryTests, shopCustomers, shopOrders } from "./conformance-queries.js";
+export { schemaTests } from "./conformance-schema.js";
+export { SchemaChild, SchemaOutbound, SchemaParent, schemaModels } from "./conformance-schema-models.js";
 export { streamTests } from "./conformance-streams.js";
 export { windowTests } from "./conformance-windows.js";
 /** Print what a dialect compiles every case to: the starting point for a new dialect's expectations. */

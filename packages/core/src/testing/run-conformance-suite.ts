@@ -13,6 +13,7 @@ import { cteQueryTests } from "./conformance-cte-queries.js";
 import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
 import { queryTests } from "./conformance-queries.js";
 import { queryOrderTests } from "./conformance-query-order.js";
+import { schemaTests } from "./conformance-schema.js";
 import { streamTests } from "./conformance-streams.js";
 import { windowTests } from "./conformance-windows.js";
 
@@ -85,6 +86,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
     queryOrderTests(() => engine);
     cteQueryTests(() => engine);
     streamTests(() => engine, makeEngine, target.streams ?? true);
+    schemaTests(() => engine);
   });
 }
 

@@ -1,0 +1,26 @@
+import type { IntrospectOptions } from "../dialect/introspector.js";
+import { ValidationError } from "../errors.js";
+import { requireIntrospector } from "../schema/require-introspector.js";
+import type { SchemaSnapshot } from "../schema/schema-snapshot.js";
+import { sortSnapshot } from "../schema/sort-snapshot.js";
+import { Engine } from "./engine.js";
+
+/**
+ * The live schema of the engine's database (its current schema / database; SQLite: `main`) as a
+ * SchemaSnapshot, read by the dialect's introspector through catalog statements that run like any
+ * other (values bound, query events, typed errors). After `createAll(models)` it deep-equals
+ * `modelsSnapshot(engine, models)`.
+ */
+export async function introspect(engine: Engine, options: IntrospectOptions = {}): Promise<SchemaSnapshot> {
+  if (!(engine instanceof Engine)) throw new ValidationError("introspect takes an engine");
+  const tables = options.tables;
+  if (tables !== undefined && (!Array.isArray(tables) || tables.some((t) => typeof t !== "string"))) {
+    throw new ValidationError("introspect: options.tables is a list of table names");
+  }
+  const access = engine.schemaAccess();
+  const introspector = requireIntrospector(access.dialect, "introspection");
+  await access.ready();
+  const snapshot = await introspector.introspect(access.reader, { tables: tables === undefined ? undefined : [...tables] });
+  // Sorted again here, so an introspector that forgets cannot make equal schemas compare unequal.
+  return sortSnapshot(snapshot.dialect, snapshot.tables);
+}
