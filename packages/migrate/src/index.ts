@@ -27,6 +27,14 @@ export {
   MigrationStateError,
 } from "./errors.js";
 export type { HistoryRow } from "./history/history-table.js";
+export { lintLocks } from "./lint/lint-locks.js";
+export type { LockLintCapabilities, LockLintOptions } from "./lint/lock-lint-options.js";
+export { LockSafetyError } from "./lint/lock-safety-error.js";
+export type { Blocked, LockLevel, LockRule, LockWarning } from "./lint/lock-warning.js";
+export { typeChangeRewrites, volatileDefault } from "./lint/postgres-rewrites.js";
+export { safePlan } from "./lint/safe-plan.js";
+export type { TableFacts } from "./lint/table-facts.js";
+export { readTableFacts } from "./lint/table-facts.js";
 export type { LockOptions, MigrationLock } from "./lock/migration-lock.js";
 export { advisoryLock, namedLock, serializedWritesLock } from "./lock/migration-lock.js";
 export type { ChangeStep, DataStep, DataStepContext, Migration, MigrationStep, SqlStep } from "./migration.js";
