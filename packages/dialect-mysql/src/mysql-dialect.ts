@@ -5,6 +5,7 @@ import { asMysqlCapabilities, mysqlCapabilities } from "./mysql-capabilities.js"
 import { mysqlCodec } from "./mysql-codec.js";
 import { MysqlCompiler } from "./mysql-compiler.js";
 import { MysqlDriver } from "./mysql-driver.js";
+import { mysqlIntrospector } from "./mysql-introspector.js";
 import { assumedServer, parseServerVersion } from "./mysql-server-version.js";
 
 /**
@@ -21,6 +22,7 @@ export const mysqlDialect: Dialect = {
   codec: mysqlCodec,
   createDriver: (config) => new MysqlDriver(config),
   classifyError: classifyMysqlError,
+  introspector: mysqlIntrospector,
   inspectServer: async (connection: DriverConnection, assumed: DialectCapabilities) => {
     const { rows } = await connection.query({ sql: "SELECT VERSION()", params: [], rowMode: "array" });
     const text = (rows[0] as unknown[] | undefined)?.[0];

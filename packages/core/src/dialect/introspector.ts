@@ -1,5 +1,6 @@
 import type { ColumnKind } from "../schema/column-meta.js";
 import type { ForeignKeyAction, SchemaSnapshot, TableSnapshot } from "../schema/schema-snapshot.js";
+import type { DialectCapabilities } from "./capabilities.js";
 
 /**
  * The version of the introspector contract. A dialect's introspector states the one it was written
@@ -75,7 +76,8 @@ export interface Introspector {
   /**
    * A model's table as `introspect` would read it back after CREATE TABLE and CREATE INDEX ran:
    * the same type, default, predicate and naming rules applied to the compiler's texts. Tables come
-   * back in any order; core sorts (see `sortSnapshot`).
+   * back in any order; core sorts (see `sortSnapshot`). `capabilities` are the compiler's: where one
+   * dialect serves several servers (MySQL, MariaDB) they tell which one the texts were written for.
    */
-  modelTable(table: ModelTableDdl): TableSnapshot;
+  modelTable(table: ModelTableDdl, capabilities: DialectCapabilities): TableSnapshot;
 }

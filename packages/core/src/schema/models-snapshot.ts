@@ -24,7 +24,7 @@ export function modelsSnapshot(engineOrDialect: Engine | Dialect, models: readon
     const table = storedTableMeta(model, "modelsSnapshot");
     if (seen.has(table.name)) throw new ValidationError(`modelsSnapshot: two models create the table "${table.name}"`);
     seen.add(table.name);
-    return introspector.modelTable(compiler.modelTableDdl(table));
+    return introspector.modelTable(compiler.modelTableDdl(table), compiler.capabilities);
   });
   return sortSnapshot(dialect.name, tables);
 }
