@@ -129,10 +129,10 @@ export function mysqlDefault(
 }
 
 function literalValue(text: string, kind: ColumnKind, hex = false): ColumnDefaultSnapshot {
-  return { kind: "value", value: valueOf(text, kind, hex) };
+  return { kind: "value", value: literalOf(text, kind, hex) };
 }
 
-function valueOf(text: string, kind: ColumnKind, hex: boolean): unknown {
+function literalOf(text: string, kind: ColumnKind, hex: boolean): unknown {
   switch (kind) {
     case "boolean":
       return Number(text) !== 0;
