@@ -86,6 +86,9 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     windowsPerSelect: 1,
     // The prepared-statement protocol counts parameters in 16 bits.
     maxParams: 65535,
+    // Its compiler keeps a statement's text independent of its values: proven by the conformance suite's
+    // "cached compile equals full compile" cases.
+    shapeCache: true,
   });
   return Object.freeze({
     ...flags,

@@ -54,111 +54,111 @@ export function tooDeep(where: string): ValidationError {
  * walks the tree (plain-operator refusal, window and lock rules, the shape cache's eligibility) can
  * miss a branch. A CTE is a child of the select or join that names it.
  */
-export function forEachChild(node: TreeNode, visit: (child: TreeNode) => void): void {
+export function forEachChild<S>(node: TreeNode, visit: (child: TreeNode, state: S) => void, state: S): void {
   switch (node.kind) {
     case "select": {
       const cte = node.table.cte;
-      if (cte !== undefined) visit(cte);
-      if (node.parts !== undefined) visit(node.parts);
-      if (node.where !== undefined) visit(node.where);
-      for (const item of node.orderBy) if (item.value !== undefined) visit(item.value);
-      if (node.lock !== undefined) visit(node.lock);
+      if (cte !== undefined) visit(cte, state);
+      if (node.parts !== undefined) visit(node.parts, state);
+      if (node.where !== undefined) visit(node.where, state);
+      for (const item of node.orderBy) if (item.value !== undefined) visit(item.value, state);
+      if (node.lock !== undefined) visit(node.lock, state);
       return;
     }
     case "compound":
-      visit(node.left);
-      visit(node.right);
-      for (const item of node.orderBy) if (item.value !== undefined) visit(item.value);
+      visit(node.left, state);
+      visit(node.right, state);
+      for (const item of node.orderBy) if (item.value !== undefined) visit(item.value, state);
       return;
     case "insert": {
       const cte = node.table.cte;
-      if (cte !== undefined) visit(cte);
+      if (cte !== undefined) visit(cte, state);
       for (const at of node.expressions) {
         const cell = node.cells[at] as ValueNode | undefined;
-        if (cell !== undefined) visit(cell);
+        if (cell !== undefined) visit(cell, state);
       }
-      if (node.conflict !== undefined) visit(node.conflict);
+      if (node.conflict !== undefined) visit(node.conflict, state);
       return;
     }
     case "update":
-      for (const assignment of node.set) visit(assignment.value);
-      if (node.where !== undefined) visit(node.where);
+      for (const assignment of node.set) visit(assignment.value, state);
+      if (node.where !== undefined) visit(node.where, state);
       return;
     case "delete":
-      if (node.where !== undefined) visit(node.where);
+      if (node.where !== undefined) visit(node.where, state);
       return;
     case "rawStatement":
-      visit(node.expression);
+      visit(node.expression, state);
       return;
     case "createTable":
-      for (const index of node.table.indexes) if (index.where !== undefined) visit(index.where);
+      for (const index of node.table.indexes) if (index.where !== undefined) visit(index.where, state);
       return;
     case "createIndex":
-      if (node.index.where !== undefined) visit(node.index.where);
+      if (node.index.where !== undefined) visit(node.index.where, state);
       return;
     case "dropTable":
     case "addColumn":
     case "describeTable":
       return;
     case "subquery":
-      visit(node.select);
+      visit(node.select, state);
       return;
     case "cte":
-      visit(node.body);
+      visit(node.body, state);
       return;
     case "queryParts": {
       const cte = node.root?.table.cte;
-      if (cte !== undefined) visit(cte);
-      for (const join of node.joins) visit(join);
-      for (const selection of node.selections ?? []) visit(selection);
-      for (const value of node.groupBy) visit(value);
-      if (node.having !== undefined) visit(node.having);
+      if (cte !== undefined) visit(cte, state);
+      for (const join of node.joins) visit(join, state);
+      for (const selection of node.selections ?? []) visit(selection, state);
+      for (const value of node.groupBy) visit(value, state);
+      if (node.having !== undefined) visit(node.having, state);
       return;
     }
     case "join": {
       const cte = node.source.table.cte;
-      if (cte !== undefined) visit(cte);
-      visit(node.on);
+      if (cte !== undefined) visit(cte, state);
+      visit(node.on, state);
       return;
     }
     case "selection":
-      visit(node.value);
+      visit(node.value, state);
       return;
     case "lock":
       return;
     case "onConflict":
-      if (node.targetWhere !== undefined) visit(node.targetWhere);
-      for (const assignment of node.set) visit(assignment.value);
-      if (node.updateWhere !== undefined) visit(node.updateWhere);
+      if (node.targetWhere !== undefined) visit(node.targetWhere, state);
+      for (const assignment of node.set) visit(assignment.value, state);
+      if (node.updateWhere !== undefined) visit(node.updateWhere, state);
       return;
     case "onDuplicateKey":
-      for (const assignment of node.set) visit(assignment.value);
+      for (const assignment of node.set) visit(assignment.value, state);
       return;
     case "ignoreDuplicates":
       return;
     // conditions
     case "compare":
-      visit(node.value);
+      visit(node.value, state);
       return;
     case "inList":
-      for (const value of node.values) visit(value);
+      for (const value of node.values) visit(value, state);
       return;
     case "inSubquery":
-      visit(node.subquery);
+      visit(node.subquery, state);
       return;
     case "between":
-      visit(node.low);
-      visit(node.high);
+      visit(node.low, state);
+      visit(node.high, state);
       return;
     case "and":
     case "or":
-      for (const item of node.items) visit(item);
+      for (const item of node.items) visit(item, state);
       return;
     case "not":
-      visit(node.item);
+      visit(node.item, state);
       return;
     case "expressionCondition":
-      visit(node.expression);
+      visit(node.expression, state);
       return;
     case "isNull":
     case "constant":
@@ -168,19 +168,19 @@ export function forEachChild(node: TreeNode, visit: (child: TreeNode) => void): 
       // A value of a template is bound, or (a branded expression) SQL of its own: that is a child.
       for (const value of node.values) {
         const nested = expressionNode(value);
-        if (nested !== undefined) visit(nested);
+        if (nested !== undefined) visit(nested, state);
       }
       return;
     case "now":
-      if (node.plusSeconds !== undefined) visit(node.plusSeconds);
+      if (node.plusSeconds !== undefined) visit(node.plusSeconds, state);
       return;
     case "scalarSubquery":
     case "exists":
-      visit(node.select);
+      visit(node.select, state);
       return;
     case "window":
-      visit(node.fn);
-      visit(node.spec);
+      visit(node.fn, state);
+      visit(node.spec, state);
       return;
     case "param":
     case "raw":
@@ -195,19 +195,19 @@ export function forEachChild(node: TreeNode, visit: (child: TreeNode) => void): 
     case "ranking":
       return;
     case "offsetFunction":
-      if (node.fallback !== undefined) visit(node.fallback);
+      if (node.fallback !== undefined) visit(node.fallback, state);
       return;
     case "windowSpec":
-      for (const key of node.partitionBy) visit(key);
-      for (const key of node.orderBy) visit(key);
-      if (node.frame !== undefined) visit(node.frame);
+      for (const key of node.partitionBy) visit(key, state);
+      for (const key of node.orderBy) visit(key, state);
+      if (node.frame !== undefined) visit(node.frame, state);
       return;
     case "windowKey":
-      visit(node.value);
+      visit(node.value, state);
       return;
     case "windowFrame":
-      visit(node.start);
-      visit(node.end);
+      visit(node.start, state);
+      visit(node.end, state);
       return;
     case "frameBound":
       return;
@@ -219,38 +219,59 @@ export function forEachChild(node: TreeNode, visit: (child: TreeNode) => void): 
 /** What a walk's visitor answers for a node: descend into its children (default), or skip them. */
 export type Descend = boolean | undefined;
 
+interface Walk {
+  readonly visit: (node: TreeNode, depth: number) => Descend;
+  readonly where: string;
+  depth: number;
+  seen: Set<CteNode> | undefined;
+  stopped: boolean;
+}
+
+/*
+ * One function and one state object per walk, no closure per node: the shape cache walks every
+ * statement it compiles.
+ */
+function step(node: TreeNode, walk: Walk): void {
+  if (walk.stopped) return;
+  if (walk.depth > MAX_NESTING) throw tooDeep(walk.where);
+  if (node.kind === "cte") {
+    walk.seen ??= new Set();
+    if (walk.seen.has(node)) return;
+    walk.seen.add(node);
+  }
+  if (walk.visit(node, walk.depth) === false) return;
+  walk.depth++;
+  forEachChild(node, step, walk);
+  walk.depth--;
+}
+
 /**
  * Depth first, each node before its children; `visit` returns false to skip a node's children (a
  * check that stops at a subquery's own select). A CTE read in several places is walked once.
  * `where` names the statement for the error past MAX_NESTING.
  */
 export function walkTree(root: TreeNode, visit: (node: TreeNode, depth: number) => Descend, where = "statement"): void {
-  let seen: Set<CteNode> | undefined;
-  const walk = (node: TreeNode, depth: number): void => {
-    if (depth > MAX_NESTING) throw tooDeep(where);
-    if (node.kind === "cte") {
-      seen ??= new Set();
-      if (seen.has(node)) return;
-      seen.add(node);
-    }
-    if (visit(node, depth) === false) return;
-    forEachChild(node, (child) => walk(child, depth + 1));
-  };
-  walk(root, 0);
+  step(root, { visit, where, depth: 0, seen: undefined, stopped: false });
 }
 
 /** The first node (depth first) for which `test` answers something, or undefined. `enter` as walkTree's false. */
-export function findInTree<T>(
-  root: TreeNode,
-  test: (node: TreeNode) => T | undefined,
-  enter: (node: TreeNode) => boolean = () => true,
-): T | undefined {
+export function findInTree<T>(root: TreeNode, test: (node: TreeNode) => T | undefined, enter?: (node: TreeNode) => boolean): T | undefined {
   let found: T | undefined;
-  walkTree(root, (node) => {
-    if (found !== undefined) return false;
-    found = test(node);
-    return found === undefined && (node === root || enter(node));
-  });
+  const walk: Walk = {
+    visit: (node) => {
+      found = test(node);
+      if (found !== undefined) {
+        walk.stopped = true;
+        return false;
+      }
+      return enter === undefined || node === root || enter(node);
+    },
+    where: "statement",
+    depth: 0,
+    seen: undefined,
+    stopped: false,
+  };
+  step(root, walk);
   return found;
 }
 

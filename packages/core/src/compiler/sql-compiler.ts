@@ -38,9 +38,9 @@ export abstract class SqlCompiler extends WindowCompiler {
     cells: (node, ctx) => this.#bindCells(node, ctx),
   });
   /**
-   * Whether shapes are cached: only while values are written by the base hooks, which make a
-   * placeholder of every value whatever it is. A dialect that writes values (or conditions) its own
-   * way compiles every statement in full.
+   * Whether shapes are cached: only for a dialect that declares the capability (its conformance run
+   * proves a cached compile equals the full one), and only while values are written by the base
+   * hooks, which make a placeholder of every value whatever it is.
    */
   #shaped: boolean | undefined;
 
@@ -81,6 +81,7 @@ export abstract class SqlCompiler extends WindowCompiler {
    */
   #compileShaped(node: StatementNode): CompiledQuery | undefined {
     this.#shaped ??=
+      this.capabilities.shapeCache &&
       this.value === SqlCompiler.prototype.value &&
       this.bind === SqlCompiler.prototype.bind &&
       this.condition === SqlCompiler.prototype.condition;

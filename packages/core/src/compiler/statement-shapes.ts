@@ -1,5 +1,7 @@
 import type { ConditionNode } from "../ast/condition-node.js";
 import type { DeleteNode, InsertNode, SelectNode, StatementNode, UpdateNode } from "../ast/statement-node.js";
+import type { TreeNode, TreeNodeKind } from "../ast/walk-tree.js";
+import { findInTree } from "../ast/walk-tree.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
 
@@ -10,6 +12,66 @@ export const MAX_SHAPE_LEVELS = 4096;
 
 /** One step of the walk: the tokens seen so far lead here; `TEXT` holds the statement's text once known. */
 type Level = Map<unknown, unknown>;
+
+/**
+ * Which node kinds a cached shape may hold: those whose text a shape's tokens fully determine. The
+ * rest make the statement compile in full: IN lists (text chosen by length on some dialects), SQL
+ * expressions, subqueries, joins, CTEs, upserts, windows. A Record over every kind, so a new kind
+ * does not compile until it is placed on one side.
+ */
+const SHAPED: Readonly<Record<TreeNodeKind, boolean>> = {
+  select: true,
+  insert: true,
+  update: true,
+  delete: true,
+  compare: true,
+  isNull: true,
+  between: true,
+  and: true,
+  or: true,
+  not: true,
+  constant: true,
+  param: true,
+  lock: true,
+  compound: false,
+  rawStatement: false,
+  createTable: false,
+  createIndex: false,
+  dropTable: false,
+  addColumn: false,
+  describeTable: false,
+  subquery: false,
+  cte: false,
+  queryParts: false,
+  join: false,
+  selection: false,
+  onConflict: false,
+  onDuplicateKey: false,
+  ignoreDuplicates: false,
+  inList: false,
+  inSubquery: false,
+  expressionCondition: false,
+  raw: false,
+  template: false,
+  now: false,
+  excluded: false,
+  columnRef: false,
+  sourceColumn: false,
+  aggregate: false,
+  scalarSubquery: false,
+  exists: false,
+  outputColumn: false,
+  placeholder: false,
+  window: false,
+  ranking: false,
+  offsetFunction: false,
+  windowSpec: false,
+  windowKey: false,
+  windowFrame: false,
+  frameBound: false,
+};
+
+const unshaped = (node: TreeNode): true | undefined => (SHAPED[node.kind] ? undefined : true);
 
 const TEXT = Symbol("text");
 const NONE = Symbol("none");
@@ -55,6 +117,8 @@ export class StatementShapes {
    * outside the shapes kept (`ctx.params` then holds a partial list, to be dropped).
    */
   find(node: StatementNode, ctx: CompileContext): Level | undefined {
+    // Eligibility over the whole tree (walkTree), so no child this walk does not look at can hide in a shape.
+    if (findInTree(node, unshaped) !== undefined) return undefined;
     this.#at = this.#root;
     switch (node.kind) {
       case "select":

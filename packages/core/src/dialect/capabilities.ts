@@ -78,6 +78,14 @@ export interface DialectCapabilities {
   readonly windowsPerSelect: number;
   /** Most bound parameters one statement may carry. */
   readonly maxParams: number;
+  /**
+   * The compiler may reuse the SQL text of a statement shape it compiled before, binding only the new
+   * values (see compiler/statement-shapes). Declare it only when every hook the dialect overrides
+   * writes text that no value changes and binds values in the base compiler's order; the conformance
+   * suite's "cached compile equals full compile" cases prove it. Off by default: a dialect that does
+   * not declare it compiles every statement in full.
+   */
+  readonly shapeCache: boolean;
 }
 
 export const safeCapabilities: DialectCapabilities = Object.freeze({
@@ -116,6 +124,7 @@ export const safeCapabilities: DialectCapabilities = Object.freeze({
   windowOffsetDefault: false,
   windowsPerSelect: 1,
   maxParams: 999,
+  shapeCache: false,
 });
 
 /** A dialect's table: the safe defaults overridden by what it declares. */

@@ -6,6 +6,8 @@ export { ConformanceCustomer, ConformanceJob, ConformanceOrder, ConformanceValue
 export { queryTests, shopCustomers, shopOrders } from "./conformance-queries.js";
 export { schemaTests } from "./conformance-schema.js";
 export { SchemaChild, SchemaOutbound, SchemaParent, schemaModels } from "./conformance-schema-models.js";
+export type { ShapeCaseKind } from "./conformance-shape-cache.js";
+export { SHAPE_CASE_KINDS, shapeCacheMismatches } from "./conformance-shape-cache.js";
 export { streamTests } from "./conformance-streams.js";
 export { windowTests } from "./conformance-windows.js";
 /** Print what a dialect compiles every case to: the starting point for a new dialect's expectations. */

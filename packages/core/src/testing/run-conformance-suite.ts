@@ -14,8 +14,12 @@ import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
 import { queryTests } from "./conformance-queries.js";
 import { queryOrderTests } from "./conformance-query-order.js";
 import { schemaTests } from "./conformance-schema.js";
+import { SHAPE_CASE_KINDS, shapeCacheMismatches } from "./conformance-shape-cache.js";
 import { streamTests } from "./conformance-streams.js";
 import { windowTests } from "./conformance-windows.js";
+
+/** Shapes per statement kind in "cached compile equals full compile"; TEMPEST_SHAPE_RUNS for a longer run. */
+const SHAPE_RUNS = Number(process.env.TEMPEST_SHAPE_RUNS ?? 200);
 
 /** What a dialect compiles a case to, or the feature it refuses (a substring of UnsupportedFeatureError.feature). */
 export type ExpectedStatement = { readonly sql: string; readonly params: readonly unknown[] } | { readonly unsupported: string };
@@ -87,6 +91,18 @@ export function runConformanceSuite(target: ConformanceTarget): void {
     cteQueryTests(() => engine);
     streamTests(() => engine, makeEngine, target.streams ?? true);
     schemaTests(() => engine);
+
+    describe("cached compile equals full compile", () => {
+      for (const kind of SHAPE_CASE_KINDS) {
+        it(kind, async () => {
+          // Connected first: a dialect may learn its capabilities from the server.
+          await engine.execute(select(ConformanceJob).limit(1)).all();
+          const { dialect } = (engine as unknown as { core: { dialect: Dialect } }).core;
+          const capabilities = engine.capabilities;
+          expect(shapeCacheMismatches(() => dialect.createCompiler(capabilities), kind, SHAPE_RUNS)).toEqual([]);
+        });
+      }
+    });
   });
 }
 
