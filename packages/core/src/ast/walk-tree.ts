@@ -36,15 +36,22 @@ export type TreeNode =
 export type TreeNodeKind = TreeNode["kind"];
 
 /**
- * The deepest a statement tree may nest (and/or/not, subqueries, expressions inside expressions).
- * Past it the JavaScript stack (and SQLite's expression depth of 1000) would give way with an
- * untyped RangeError or a server error; the builders and every walk refuse it with a ValidationError.
+ * The deepest and/or/not may nest in one where (or having, or join condition): refused by the
+ * builder with a ValidationError. Past it (2,000 levels) the JavaScript stack gave way with an untyped
+ * RangeError; SQLite refuses expressions deeper than 1,000.
  */
 export const MAX_NESTING = 500;
 
-export function tooDeep(where: string): ValidationError {
+/** The deepest a whole statement tree may be, counting every node (subqueries, expressions in expressions). */
+export const MAX_TREE_DEPTH = 2 * MAX_NESTING;
+
+export function tooDeep(
+  where: string,
+  limit = MAX_TREE_DEPTH,
+  what = "levels of nodes (subqueries, expressions, conditions)",
+): ValidationError {
   return new ValidationError(
-    `${where}: the statement nests deeper than ${MAX_NESTING} levels (and/or/not, subqueries, expressions). Flatten it: and(...)/or(...) take any number of items, and op.in([...]) a list.`,
+    `${where}: nests deeper than ${limit} ${what}. Flatten it: and(...) / or(...) take any number of items, op.in([...]) a list.`,
   );
 }
 
@@ -233,7 +240,7 @@ interface Walk {
  */
 function step(node: TreeNode, walk: Walk): void {
   if (walk.stopped) return;
-  if (walk.depth > MAX_NESTING) throw tooDeep(walk.where);
+  if (walk.depth > MAX_TREE_DEPTH) throw tooDeep(walk.where);
   if (node.kind === "cte") {
     walk.seen ??= new Set();
     if (walk.seen.has(node)) return;

@@ -12,6 +12,7 @@ import {
 } from "../ast/condition-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { paramNode } from "../ast/value-node.js";
+import { MAX_NESTING, tooDeep } from "../ast/walk-tree.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import { expressionNode } from "../expression/expression.js";
@@ -72,14 +73,15 @@ function label(where: string, separator: string, part: string | number, after = 
   return where === "" ? "" : `${where}${separator}${part}${after}`;
 }
 
-function resolveCondition(table: Table, input: unknown, where: string): ConditionNode {
+function resolveCondition(table: Table, input: unknown, where: string, depth = 0): ConditionNode {
+  if (depth > MAX_NESTING) throw tooDeep(where || "where", MAX_NESTING, "levels of and/or/not");
   const expression = expressionNode(input);
   if (expression) {
     refuseWindowValue(expression, where || "where");
     return expressionConditionNode(expression);
   }
   if (isCondition(input)) {
-    const items = input.items.map((item) => resolveCondition(table, item, where));
+    const items = input.items.map((item) => resolveCondition(table, item, where, depth + 1));
     if (input.op === "not") return notNode(items[0] as ConditionNode);
     if (items.length === 0) return input.op === "and" ? TRUE : FALSE;
     return items.length === 1 ? (items[0] as ConditionNode) : junctionNode(input.op, items);

@@ -1,5 +1,6 @@
 import type { Assignment, ConflictClause, DeleteNode, InsertNode, StatementNode, UpdateNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
+import { tooDeep } from "../ast/walk-tree.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import { textProblem } from "./check-text.js";
@@ -112,7 +113,15 @@ export abstract class SqlCompiler extends WindowCompiler {
 
   #compileWith(node: StatementNode, slots: PlaceholderSlot[] | undefined): CompiledQuery {
     const ctx = newContext(node.kind === "createTable" || node.kind === "createIndex" || node.kind === "addColumn", tableOf(node), slots);
-    const sql = this.statement(node, ctx);
+    let sql: string;
+    try {
+      sql = this.statement(node, ctx);
+    } catch (error) {
+      // A tree deep enough to exhaust the stack (the builders refuse the deep nestings they make, see
+      // MAX_NESTING): the same typed refusal, never an untyped RangeError.
+      if (error instanceof RangeError && /call stack/i.test(error.message)) throw tooDeep(`${node.kind} statement`);
+      throw error;
+    }
     // SQL text enters through sql.raw / sql.expr and model names, each checked where it enters;
     // DDL also quotes names given to its functions directly, so its whole text is checked here.
     if (!DML.has(node.kind)) {
