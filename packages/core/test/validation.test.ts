@@ -397,9 +397,9 @@ describe("statement-level rules", () => {
     refused(() => engine.compile(deleteFrom(Outbound)), /has no where: it would delete every row.*allRows/);
     refused(() => engine.execute(deleteFrom(Outbound)), /delete every row/);
     // A where that is statically true counts as no where.
-    refused(() => engine.compile(update(Outbound).set({ status: "queued" }).where({})), /no where/);
-    refused(() => engine.compile(deleteFrom(Outbound).where(and())), /no where/);
-    refused(() => engine.compile(deleteFrom(Outbound).where({ id: { notIn: [] } })), /no where/);
+    refused(() => engine.compile(update(Outbound).set({ status: "queued" }).where({})), /holds for every row/);
+    refused(() => engine.compile(deleteFrom(Outbound).where(and())), /holds for every row/);
+    refused(() => engine.compile(deleteFrom(Outbound).where({ id: { notIn: [] } })), /holds for every row/);
     expect(engine.compile(deleteFrom(Outbound).allRows()).sql).toBe(`DELETE FROM "outbound_messages"`);
     expect(engine.compile(deleteFrom(Outbound).where({ id: { in: [] } })).sql).toBe(`DELETE FROM "outbound_messages" WHERE 1 = 0`);
   });

@@ -48,7 +48,7 @@ export class DeleteBuilder<I extends Model, R> implements Executable<R> {
   toNode(): StatementNode {
     if (!this.#node.allRows && isTrivial(this.#node.where)) {
       throw new ValidationError(
-        `deleteFrom(${this.#node.table.model.name}) has no where: it would delete every row. Add .where(...) or opt in with .allRows()`,
+        `deleteFrom(${this.#node.table.model.name}) has ${this.#node.where === undefined ? "no where" : "a where that holds for every row"}: it would delete every row. Add .where(...) or opt in with .allRows()`,
       );
     }
     if (!this.#frozen) {

@@ -19,6 +19,7 @@ import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { isCondition } from "./condition.js";
+import { conditionTruth } from "./condition-truth.js";
 import { isOperator } from "./op.js";
 import { fieldNames } from "./resolve-set.js";
 import { resolveValue } from "./resolve-value.js";
@@ -220,5 +221,5 @@ function endsInEscape(pattern: string): boolean {
 }
 
 export function isTrivial(condition: ConditionNode | undefined): boolean {
-  return condition === undefined || (condition.kind === "constant" && condition.value);
+  return condition === undefined || conditionTruth(condition) === true;
 }

@@ -56,7 +56,9 @@ export class UpdateBuilder<I extends Model, R> implements Executable<R> {
     const name = this.#node.table.model.name;
     if (this.#node.set.length === 0) throw new ValidationError(`update(${name}): call .set() with at least one field`);
     if (!this.#node.allRows && isTrivial(this.#node.where)) {
-      throw new ValidationError(`update(${name}) has no where: it would change every row. Add .where(...) or opt in with .allRows()`);
+      throw new ValidationError(
+        `update(${name}) has ${this.#node.where === undefined ? "no where" : "a where that holds for every row"}: it would change every row. Add .where(...) or opt in with .allRows()`,
+      );
     }
     if (!this.#frozen) {
       Object.freeze(this.#node);
