@@ -37,7 +37,7 @@ export type { TableFacts } from "./lint/table-facts.js";
 export { readTableFacts } from "./lint/table-facts.js";
 export type { LockOptions, MigrationLock } from "./lock/migration-lock.js";
 export { advisoryLock, namedLock, serializedWritesLock } from "./lock/migration-lock.js";
-export type { ChangeStep, DataStep, DataStepContext, Migration, MigrationStep, SqlStep } from "./migration.js";
+export type { ChangeStep, DataStep, DataStepContext, Migration, MigrationStep, SqlStep, StoredStatement } from "./migration.js";
 export { defineMigration } from "./migration.js";
 export type { MigrationDialect } from "./migration-dialect.js";
 export type { LoadedMigration, MigrationFile } from "./migration-folder.js";

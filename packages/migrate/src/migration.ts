@@ -1,4 +1,4 @@
-import type { Engine, Executor, SchemaChange, SchemaStep } from "tempest-db-js";
+import type { Engine, Executor, SchemaChange } from "tempest-db-js";
 
 /** What a data step is handed: where to run its statements, and a way to report progress. */
 export interface DataStepContext {
@@ -10,6 +10,19 @@ export interface DataStepContext {
   readonly log: (message: string) => void;
 }
 
+/** A statement a schema change compiled to, as the file stores it. */
+export interface StoredStatement {
+  readonly sql: string;
+  /** False: runs outside the migration's transaction (`CREATE INDEX CONCURRENTLY`, SQLite's `PRAGMA foreign_keys`, MySQL DDL). */
+  readonly transactional: boolean;
+  /** A check (`PRAGMA foreign_key_check`): any row it returns fails the migration. */
+  readonly failsOnRows?: boolean;
+  /** Restores a setting an earlier step turned off (`PRAGMA foreign_keys = ON`): runs even after a failure. */
+  readonly restores?: boolean;
+  /** Known to copy the whole table while writes wait (MySQL `ALGORITHM=COPY`); informational. */
+  readonly copiesTable?: boolean;
+}
+
 /** A schema change, as data, with the statements it compiled to when the file was generated. */
 export interface ChangeStep {
   readonly kind: "change";
@@ -18,7 +31,7 @@ export interface ChangeStep {
    * The SQL reviewed with the file. The runner executes these, not a fresh compile, so a later
    * release of the compiler never changes what an applied migration did.
    */
-  readonly statements: readonly SchemaStep[];
+  readonly statements: readonly StoredStatement[];
 }
 
 /** A hand-written statement. */

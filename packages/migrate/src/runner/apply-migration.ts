@@ -1,6 +1,6 @@
 import type { Executor } from "tempest-db-js";
 import { sql } from "tempest-db-js";
-import { MigrationFailedError } from "../errors.js";
+import { MigrationFailedError, MigrationStateError } from "../errors.js";
 import type { HistoryRow } from "../history/history-table.js";
 import type { LoadedMigration } from "../migration-folder.js";
 import { withLockRetries } from "./lock-retry.js";
@@ -52,7 +52,11 @@ export async function applyMigration(
   const runUnit = async (db: Executor, unit: MigrationUnit, index: number): Promise<void> => {
     current = unit;
     const t0 = performance.now();
-    if (unit.kind === "statement") await db.execute(sql.raw(unit.sql)).rowsAffected();
+    if (unit.kind === "statement" && unit.failsOnRows) {
+      const rows = await db.execute(sql.raw(unit.sql)).all();
+      if (rows.length > 0)
+        throw new MigrationStateError(`${rows.length} row(s) failed the check: ${JSON.stringify(rows.slice(0, 5), jsonSafe)}`);
+    } else if (unit.kind === "statement") await db.execute(sql.raw(unit.sql)).rowsAffected();
     else await unit.step.run({ db, engine: ctx.engine, log: (message) => ctx.emit({ event: "log", name, message }) });
     ctx.emit({
       event: "step-done",
@@ -102,6 +106,7 @@ export async function applyMigration(
       const failed = current ? describeUnit(current) : describeSegment(segment);
       const reason = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
       // Something stayed done: say so in the history, so the next run neither repeats it nor takes the migration as applied.
+      await restoreSettings(ctx, units, end);
       if (ran.length > 0) await ctx.history.record(ctx.engine, row(segment.start, "failed", reason));
       throw new MigrationFailedError({ migration: name, failed, ran, rolledBack: segment.transactional && ran.length === 0, cause: error });
     }
@@ -109,6 +114,26 @@ export async function applyMigration(
   }
   ctx.emit({ event: "migration-done", name, direction, ms: Math.round(performance.now() - began) });
   return "done";
+}
+
+/**
+ * After a failure: the statements further on that restore a setting an earlier one turned off
+ * (SQLite's PRAGMA foreign_keys = ON after a rebuild) run anyway, so the connection is not left
+ * without its foreign key checks.
+ */
+async function restoreSettings(ctx: RunContext, units: readonly MigrationUnit[], from: number): Promise<void> {
+  for (const unit of units.slice(from)) {
+    if (unit.kind === "statement" && unit.restores) {
+      await ctx.engine
+        .execute(sql.raw(unit.sql))
+        .rowsAffected()
+        .catch(() => {});
+    }
+  }
+}
+
+function jsonSafe(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? value.toString() : value;
 }
 
 function skip(ctx: RunContext, name: string): "skipped" {

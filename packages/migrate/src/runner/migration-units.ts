@@ -10,6 +10,10 @@ export type MigrationUnit =
       readonly transactional: boolean;
       /** A concurrent index build: the index's name, so an invalid leftover can be found and rebuilt. */
       readonly concurrentIndex: string | undefined;
+      /** Any row it returns is a failure (a foreign key check after a rebuild). */
+      readonly failsOnRows: boolean;
+      /** Restores a setting: runs even when a step before it failed. */
+      readonly restores: boolean;
     }
   | { readonly kind: "data"; readonly step: DataStep; readonly transactional: boolean };
 
@@ -32,7 +36,16 @@ export function migrationUnits(steps: readonly MigrationStep[], dialect: Migrati
       case "change": {
         const change = step.change;
         const concurrentIndex = change.kind === "createIndex" && change.concurrently ? change.index.name : undefined;
-        for (const s of step.statements) units.push({ kind: "statement", sql: s.sql, transactional: s.transactional, concurrentIndex });
+        for (const s of step.statements) {
+          units.push({
+            kind: "statement",
+            sql: s.sql,
+            transactional: s.transactional,
+            concurrentIndex,
+            failsOnRows: s.failsOnRows === true,
+            restores: s.restores === true,
+          });
+        }
         break;
       }
       case "sql":
@@ -41,6 +54,8 @@ export function migrationUnits(steps: readonly MigrationStep[], dialect: Migrati
           sql: step.sql,
           transactional: step.transactional ?? dialect.transactionalDdl,
           concurrentIndex: undefined,
+          failsOnRows: false,
+          restores: false,
         });
         break;
       case "data":

@@ -1,0 +1,149 @@
+import { appendFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Engine } from "tempest-db-js";
+import { sql } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCliProcess } from "./support/run-cli-process.js";
+import { dropTables, engineFor, sqlMigration, tableExists, targets, tempFolder, writeMigration } from "./support/targets.js";
+
+/** A config in TypeScript (type annotations, a non-null assertion): nothing compiles it beforehand. */
+function writeConfig(dir: string, historyTable: string): void {
+  writeFileSync(
+    join(dir, "tempest.config.ts"),
+    `import { column, Model } from "tempest-db-js";
+import type { MigrateConfig } from "@tempest-db-js/migrate";
+
+class Item extends Model {
+  static tablename = "mg_cli_items";
+  id = column.integer().primaryKey();
+}
+
+const url: string = process.env.MG_URL!;
+const config: MigrateConfig = { url, models: [Item], migrations: "./db/migrations", historyTable: ${JSON.stringify(historyTable)} };
+export default config;
+`,
+  );
+}
+
+describe.each(targets)("the CLI on $name", (target) => {
+  let engine: Engine;
+  const folders: { remove: () => void }[] = [];
+  beforeAll(() => {
+    engine = engineFor(target);
+  });
+  afterAll(async () => {
+    await engine.close();
+    for (const f of folders) f.remove();
+  });
+
+  // The whole command set once, on the database without a server; the race below runs on every one.
+  it.runIf(target.name === "SQLite")("status, check, up, down end to end with a TypeScript config; --json for scripts", async () => {
+    const historyTable = "mg_hist_cli";
+    await dropTables(engine, ["mg_cli_items", historyTable]);
+    const tmp = tempFolder("cli");
+    folders.push(tmp);
+    writeConfig(tmp.path, historyTable);
+    const migrations = join(tmp.path, "db/migrations");
+    const file = writeMigration(
+      migrations,
+      "20260101000000_create_items",
+      sqlMigration(
+        target.name,
+        ["CREATE TABLE mg_cli_items (id integer PRIMARY KEY)", "CREATE INDEX mg_cli_items_id ON mg_cli_items (id)"],
+        ["DROP TABLE mg_cli_items"],
+      ),
+    );
+    const env = { MG_URL: target.url };
+    const cli = (...args: string[]) => runCliProcess(args, tmp.path, env);
+
+    const pending = await cli("check");
+    expect(pending.code).toBe(1);
+    expect(pending.stdout).toContain("pending: 20260101000000_create_items");
+
+    const status = await cli("status", "--json");
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ pending: ["20260101000000_create_items"], problems: [] });
+
+    const up = await cli("up");
+    expect(up.code).toBe(0);
+    expect(up.stderr).toContain(`tempest-migrate up: ${target.name}`);
+    expect(up.stderr).toContain("applying 20260101000000_create_items (2 steps)");
+    expect(up.stderr).toMatch(/\[2\/2\] CREATE INDEX mg_cli_items_id ON mg_cli_items \(id\) \(\d+ ms\)/);
+    expect(up.stdout).toBe("Applied 1 migration.\n");
+    expect(await tableExists(engine, "mg_cli_items")).toBe(true);
+
+    const again = await cli("up", "--json");
+    expect(JSON.parse(again.stdout)).toEqual({ ok: true, applied: [], skipped: [] });
+    expect((await cli("check")).code).toBe(0);
+
+    appendFileSync(file, "// edited after the deploy\n");
+    const edited = await cli("check", "--json");
+    expect(edited.code).toBe(1);
+    expect(JSON.parse(edited.stdout).problems[0]).toMatch(/20260101000000_create_items was edited after it was applied/);
+    const refused = await cli("up", "--json");
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ name: "MigrationChecksumError", code: "MIGRATION_CHECKSUM" });
+
+    writeMigration(
+      migrations,
+      "20260101000000_create_items",
+      sqlMigration(
+        target.name,
+        ["CREATE TABLE mg_cli_items (id integer PRIMARY KEY)", "CREATE INDEX mg_cli_items_id ON mg_cli_items (id)"],
+        ["DROP TABLE mg_cli_items"],
+      ),
+    );
+    const down = await cli("down", "1");
+    expect(down.code).toBe(0);
+    expect(down.stdout).toBe("Reverted 20260101000000_create_items.\n");
+    expect(await tableExists(engine, "mg_cli_items")).toBe(false);
+
+    const usage = await cli("sideways");
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('Unknown command "sideways"');
+  });
+
+  it("two processes running up at once apply each migration exactly once", async () => {
+    const historyTable = "mg_hist_race";
+    await dropTables(engine, ["mg_race_runs", "mg_race_a", "mg_race_b", "mg_race_c", historyTable]);
+    await engine.execute(sql.raw("CREATE TABLE mg_race_runs (name varchar(40) NOT NULL)")).rowsAffected();
+    const tmp = tempFolder("race");
+    folders.push(tmp);
+    writeConfig(tmp.path, historyTable);
+    const names = ["a", "b", "c"];
+    names.forEach((n, i) => {
+      writeMigration(
+        join(tmp.path, "db/migrations"),
+        `2026010100000${i}_race_${n}`,
+        `{
+          dialect: ${JSON.stringify(target.name)},
+          up: [
+            { kind: "sql", sql: "CREATE TABLE mg_race_${n} (id integer)" },
+            {
+              kind: "data",
+              name: "record this run",
+              // Slow enough that the second process arrives while the first is still applying.
+              async run({ db }) {
+                await new Promise((resolve) => setTimeout(resolve, 300));
+                const { sql } = await import("tempest-db-js");
+                await db.execute(sql.expr\`INSERT INTO mg_race_runs (name) VALUES (\${${JSON.stringify(n)}})\`).rowsAffected();
+              },
+            },
+          ],
+          down: [{ kind: "sql", sql: "DROP TABLE mg_race_${n}" }],
+        }`,
+      );
+    });
+    const env = { MG_URL: target.url };
+    const runs = await Promise.all([runCliProcess(["up", "--json"], tmp.path, env), runCliProcess(["up", "--json"], tmp.path, env)]);
+    for (const run of runs) expect(run.code, run.stderr + run.stdout).toBe(0);
+    const results = runs.map((r) => JSON.parse(r.stdout) as { applied: string[]; skipped: string[] });
+    const applied = results.flatMap((r) => r.applied).sort();
+    expect(applied).toEqual(["20260101000000_race_a", "20260101000001_race_b", "20260101000002_race_c"]);
+    const recorded = await engine.execute(sql.raw("SELECT name FROM mg_race_runs ORDER BY name")).all();
+    expect(recorded).toEqual([{ name: "a" }, { name: "b" }, { name: "c" }]);
+    const history = await engine.execute(sql.raw(`SELECT name, status FROM ${historyTable} ORDER BY name`)).all();
+    expect(history).toEqual(applied.map((name) => ({ name, status: "applied" })));
+    await dropTables(engine, ["mg_race_runs", "mg_race_a", "mg_race_b", "mg_race_c", historyTable]);
+  });
+});
