@@ -1,5 +1,7 @@
 // @tempest-db-js/migrate: schema migrations for tempest-db-js.
 
+export type { CheckOptions, CheckResult } from "./check-schema.js";
+export { checkSchema } from "./check-schema.js";
 export { migrationChecksum } from "./checksum.js";
 export type { CliIo } from "./cli/cli-io.js";
 export { runCli } from "./cli/run-cli.js";
@@ -53,3 +55,6 @@ export type {
   UpResult,
 } from "./runner/migrator.js";
 export { migrateDown, migrateUp, migrationStatus } from "./runner/migrator.js";
+export type { DriftOptions, DriftReport } from "./schema-drift.js";
+export { schemaDrift } from "./schema-drift.js";
+export { latestSnapshot, snapshotPath, writeSnapshot } from "./snapshot-file.js";

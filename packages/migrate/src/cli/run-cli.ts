@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import type { Engine } from "tempest-db-js";
 import { redactUrl, TempestError } from "tempest-db-js";
+import { checkSchema } from "../check-schema.js";
 import type { ResolvedConfig } from "../config.js";
 import { findConfig, loadConfig } from "../config.js";
 import { MigrationFailedError } from "../errors.js";
@@ -16,7 +17,8 @@ Commands:
   up                 apply every pending migration, in order, under the migration lock
   down [N]           revert the last N applied migrations (default 1)
   status             list the migrations and their state
-  check              exit 1 when a migration is pending, edited or failed
+  check              exit 1 when a migration is pending, edited or failed, or the database
+                     drifted from the models (for CI)
 
 Options:
   --config <file>    the config file (default: tempest.config.ts in the current folder)
@@ -69,12 +71,13 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     ].join("\n");
     return { json: { ok: result.problems.length === 0, ...result }, summary, code: 0 };
   },
-  async check({ runner }) {
-    const result = await migrationStatus(runner);
-    const findings = [...result.pending.map((name) => `pending: ${name}`), ...result.problems];
-    const ok = findings.length === 0;
-    const summary = ok ? "OK: every migration is applied." : `check failed:\n${findings.map((f) => `  ${f}`).join("\n")}`;
-    return { json: { ok, pending: result.pending, problems: result.problems }, summary, code: ok ? 0 : 1 };
+  async check({ runner, config }) {
+    const result = await checkSchema({ ...runner, models: config.models });
+    const findings = [...result.pending.map((name) => `pending: ${name}`), ...result.problems, ...result.drift.map((d) => `drift: ${d}`)];
+    const summary = result.ok
+      ? "OK: every migration is applied and the database matches the models."
+      : `check failed:\n${findings.map((f) => `  ${f}`).join("\n")}`;
+    return { json: { ...result }, summary, code: result.ok ? 0 : 1 };
   },
 };
 
