@@ -1,4 +1,5 @@
 import { ValidationError } from "tempest-db-js";
+import { valueKind } from "./value-kind.js";
 
 /** Exponential backoff: `min(maxSeconds, baseSeconds * factor^(attempts-1))`, then jittered. */
 export interface BackoffOptions {
@@ -23,7 +24,7 @@ export function backoffSeconds(attempts: number, backoff: Backoff = {}): number 
   if (typeof backoff === "function") {
     const seconds = backoff(attempts);
     if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) {
-      throw new ValidationError(`backoff(${attempts}) returned ${String(seconds)}; expected seconds ≥ 0`);
+      throw new ValidationError(`backoff(${attempts}) returned ${valueKind(seconds)}; expected seconds ≥ 0`);
     }
     return seconds;
   }

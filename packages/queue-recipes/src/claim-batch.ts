@@ -7,6 +7,7 @@ import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
 import { runClaimTransaction } from "./run-claim-transaction.js";
 import { cachedStatement } from "./statement-cache.js";
+import { valueKind } from "./value-kind.js";
 
 export interface ClaimOptions extends QueueOptions {
   /** Most rows to claim (the claim never returns more). */
@@ -56,7 +57,7 @@ export function claimPlan(db: Pick<Executor, "capabilities" | "dialectName">): C
 export async function claimBatch<M extends ModelClass<any>>(db: Executor, model: M, options: ClaimOptions): Promise<InferModel<M>[]> {
   const size = options.size;
   if (!Number.isSafeInteger(size) || size < 1)
-    throw new ValidationError(`claimBatch: size must be a positive integer, got ${String(size)}`);
+    throw new ValidationError(`claimBatch: size must be a positive integer, got ${valueKind(size)}`);
   const q = queueTable(model, options);
   const plan = claimPlan(db);
   const rows =

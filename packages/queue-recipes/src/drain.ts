@@ -9,6 +9,7 @@ import type { Deliver } from "./delivery.js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 import { Reclaimer } from "./reclaimer.js";
+import { valueKind } from "./value-kind.js";
 
 export interface DrainOptions<M extends ModelClass<any> = ModelClass<any>> extends QueueOptions {
   /** Messages per claim (default 10). */
@@ -83,14 +84,14 @@ export async function drain<M extends ModelClass<any>>(
   const maxAttempts = positive(options.maxAttempts ?? 10, "maxAttempts");
   const leaseSeconds = options.leaseSeconds ?? 300;
   if (typeof leaseSeconds !== "number" || !(leaseSeconds > 0) || !Number.isFinite(leaseSeconds))
-    throw new ValidationError(`drain: leaseSeconds must be a positive number, got ${String(leaseSeconds)}`);
+    throw new ValidationError(`drain: leaseSeconds must be a positive number, got ${valueKind(leaseSeconds)}`);
   const leaseMs = leaseSeconds * 1000;
   const deliveryTimeoutMs = options.deliveryTimeoutMs ?? (leaseMs * 2) / 3;
   if (typeof deliveryTimeoutMs !== "number" || !(deliveryTimeoutMs > 0))
-    throw new ValidationError(`drain: deliveryTimeoutMs must be a positive number or Infinity, got ${String(deliveryTimeoutMs)}`);
+    throw new ValidationError(`drain: deliveryTimeoutMs must be a positive number or Infinity, got ${valueKind(deliveryTimeoutMs)}`);
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
   if (typeof stopTimeoutMs !== "number" || !(stopTimeoutMs >= 0) || !Number.isFinite(stopTimeoutMs))
-    throw new ValidationError(`drain: stopTimeoutMs must be a number ≥ 0, got ${String(stopTimeoutMs)}`);
+    throw new ValidationError(`drain: stopTimeoutMs must be a number ≥ 0, got ${valueKind(stopTimeoutMs)}`);
   if (typeof deliver !== "function") throw new ValidationError("drain: deliver must be a function");
   const q = queueTable(model, options);
   const totals = { sent: 0, retried: 0, failed: 0, stale: 0, reclaimed: 0 };
@@ -149,6 +150,6 @@ export async function drain<M extends ModelClass<any>>(
 
 function positive(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 1)
-    throw new ValidationError(`drain: ${name} must be a positive integer, got ${String(value)}`);
+    throw new ValidationError(`drain: ${name} must be a positive integer, got ${valueKind(value)}`);
   return value;
 }

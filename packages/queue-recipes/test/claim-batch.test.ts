@@ -14,6 +14,17 @@ describe.each(targets)("claimBatch on $name", (target) => {
     await engine.close();
   });
 
+  it("a bad size is refused naming the rule, never the value", async () => {
+    const { Outbound } = await freshQueue(engine, "claim_bad_size");
+    for (const size of [0, -7, 2.5, 2 ** 60, Number.NaN, "31337" as unknown as number]) {
+      const error = await claimBatch(engine, Outbound, { size }).catch((e: unknown) => e);
+      expect((error as Error).name).toBe("ValidationError");
+      expect((error as Error).message).toMatch(
+        /^claimBatch: size must be a positive integer, got (an integer out of range|a fractional number|NaN|a string)$/,
+      );
+    }
+  });
+
   it("claims only due, queued rows, oldest first, at most size, incrementing attempts in SQL", async () => {
     const { Outbound } = await freshQueue(engine, "claim_due");
     const base = Date.UTC(2024, 0, 1);

@@ -5,7 +5,8 @@ export function formatLiteral(value: unknown, backslashEscapes: boolean): string
   if (value === null || value === undefined) return "NULL";
   switch (typeof value) {
     case "number":
-      if (!Number.isFinite(value)) throw new ValidationError(`Cannot write ${value} as an SQL literal`);
+      if (!Number.isFinite(value))
+        throw new ValidationError(`Cannot write ${Number.isNaN(value) ? "NaN" : "an infinite number"} as an SQL literal`);
       return String(value);
     case "bigint":
       return String(value);

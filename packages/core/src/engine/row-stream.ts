@@ -4,6 +4,7 @@ import { exhaustive } from "../compiler/compiler-base.js";
 import type { DriverConnection, DriverRowStream } from "../dialect/driver.js";
 import type { QueryError } from "../errors.js";
 import { StreamOpenError, ValidationError } from "../errors.js";
+import { describe } from "../expression/assert-bindable.js";
 import type { EngineCore } from "./engine-core.js";
 
 export interface StreamOptions {
@@ -21,7 +22,7 @@ const MAX_STREAM_BATCH = 100_000;
 export function streamBatchSize(options: StreamOptions | undefined): number {
   const size = options?.batchSize ?? DEFAULT_STREAM_BATCH;
   if (!Number.isSafeInteger(size) || size < 1 || size > MAX_STREAM_BATCH) {
-    throw new ValidationError(`batchSize must be an integer from 1 to ${MAX_STREAM_BATCH}, got ${String(size)}`);
+    throw new ValidationError(`batchSize must be an integer from 1 to ${MAX_STREAM_BATCH}, got ${describe(size)}`);
   }
   return size;
 }

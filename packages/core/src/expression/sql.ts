@@ -3,7 +3,7 @@ import { columnRefNode, excludedNode, nowNode, paramNode, rawNode, templateNode 
 import { typedQuery } from "../builder/typed-raw.js";
 import { textProblem } from "../compiler/check-text.js";
 import { ValidationError } from "../errors.js";
-import { assertBindable } from "./assert-bindable.js";
+import { assertBindable, describe } from "./assert-bindable.js";
 import type { Expression } from "./expression.js";
 import { brandExpression, expressionNode } from "./expression.js";
 import { quotedHoles } from "./quoted-holes.js";
@@ -74,11 +74,23 @@ function expr<T = unknown>(strings: TemplateStringsArray, ...values: unknown[]):
   return brandExpression(templateNode(strings, values));
 }
 
+/**
+ * The largest shift sql.nowPlusSeconds takes either way: 1,000 years of seconds. Every datetime type
+ * served holds the years 1000 to 9999, so the shifted time stays in range for centuries; past it
+ * MariaDB and SQLite compute NULL (a silently empty result) and PostgreSQL fails at run time.
+ */
+export const MAX_SHIFT_SECONDS = 1000 * 365.2425 * 86_400;
+
 function secondsNode(seconds: number | Expression<number>): ValueNode {
   const node = expressionNode(seconds);
   if (node) return node;
-  if (typeof seconds !== "number" || !Number.isFinite(seconds)) {
-    throw new ValidationError(`sql.now().plusSeconds takes a finite number, got ${String(seconds)}`);
+  if (typeof seconds !== "number" || !Number.isFinite(seconds) || Math.abs(seconds) > MAX_SHIFT_SECONDS) {
+    // The value itself stays out of the message, as in every other error: only what kind it was.
+    throw new ValidationError(
+      `sql.nowPlusSeconds takes a finite number of seconds within ±${MAX_SHIFT_SECONDS} (1,000 years), got ${
+        typeof seconds === "number" && Number.isFinite(seconds) ? "a number out of that range" : describe(seconds)
+      }`,
+    );
   }
   return paramNode(seconds);
 }
