@@ -42,8 +42,10 @@ export type {
   SchemaChange,
   SchemaChangeKind,
   SchemaStep,
+  SchemaStepFlags,
   ValidateConstraintChange,
 } from "./ast/schema-change-node.js";
+export { isSchemaStep } from "./ast/schema-change-node.js";
 export type {
   AddColumnNode,
   Assignment,
@@ -111,6 +113,7 @@ export type { Operator, OperatorName } from "./builder/op.js";
 export { isOperator, op } from "./builder/op.js";
 export type { QueryHelpers } from "./builder/query-helpers.js";
 export { count, exists, notExists, ref, scalar } from "./builder/query-helpers.js";
+export { applySchemaChange, applySchemaSteps, runSchemaStep, schemaStepStatement, schemaSteps } from "./builder/schema-steps.js";
 export type { OrderByOptions, OrderKey, SelectWhere } from "./builder/select-builder.js";
 export { SelectBuilder, select } from "./builder/select-builder.js";
 export type { Subquery } from "./builder/subquery.js";
@@ -118,7 +121,10 @@ export type { DeclaredKind, DeclaredRow, KindTypes } from "./builder/typed-raw.j
 export { UpdateBuilder, update } from "./builder/update-builder.js";
 export type { ValueCodec } from "./codec/value-codec.js";
 export { passThroughCodec } from "./codec/value-codec.js";
+export type { ColumnDefinition } from "./compiler/column-definition.js";
+export { isKeyed } from "./compiler/column-definition.js";
 export type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiler/compiled-query.js";
+export type { AddedColumn } from "./compiler/ddl-compiler.js";
 export { formatLiteral } from "./compiler/format-literal.js";
 export { jsonArrayText, LONG_LIST } from "./compiler/json-list.js";
 export type { BeginOptions } from "./compiler/sql-compiler.js";

@@ -35,6 +35,14 @@ export interface MysqlCapabilities extends DialectCapabilities {
    * rows as a derived table there. MySQL 8 is unmeasured here and keeps the select as written.
    */
   readonly distinctOffset: boolean;
+  /** ADD COLUMN (at the end, as migrations add) with ALGORITHM=INSTANT (MariaDB 10.3.2, MySQL 8.0.12). */
+  readonly instantAddColumn: boolean;
+  /** DROP COLUMN with ALGORITHM=INSTANT (MariaDB 10.4, MySQL 8.0.29). */
+  readonly instantDropColumn: boolean;
+  /** RENAME COLUMN with ALGORITHM=INSTANT (MariaDB 10.5.2, MySQL 8.0.28). */
+  readonly instantRenameColumn: boolean;
+  /** DROP FOREIGN KEY / DROP CONSTRAINT (a CHECK) with ALGORITHM=INSTANT (MariaDB; measured on 10.11). */
+  readonly instantDropConstraint: boolean;
 }
 
 export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities {
@@ -89,6 +97,15 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     // Its compiler keeps a statement's text independent of its values: proven by the conformance suite's
     // "cached compile equals full compile" cases.
     shapeCache: true,
+    // DDL commits implicitly: a migration's statements cannot roll back together.
+    transactionalDdl: false,
+    renameTable: true,
+    renameColumn: maria ? atLeast(server, 10, 5, 2) : mysql8,
+    dropColumn: true,
+    alterColumn: true,
+    // CHECK constraints are enforced from MariaDB 10.2.1 and MySQL 8.0.16.
+    alterConstraints: maria ? atLeast(server, 10, 2, 1) : atLeast(server, 8, 0, 16),
+    virtualGeneratedColumns: true,
   });
   return Object.freeze({
     ...flags,
@@ -100,6 +117,10 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     jsonTable: maria ? atLeast(server, 10, 6) : mysql8,
     bagOperatorChains: !maria,
     distinctOffset: !maria,
+    instantAddColumn: maria ? atLeast(server, 10, 3, 2) : atLeast(server, 8, 0, 12),
+    instantDropColumn: maria ? atLeast(server, 10, 4) : atLeast(server, 8, 0, 29),
+    instantRenameColumn: maria ? atLeast(server, 10, 5, 2) : atLeast(server, 8, 0, 28),
+    instantDropConstraint: maria && atLeast(server, 10, 4),
   });
 }
 

@@ -1,5 +1,7 @@
 import type {
+  AlterColumnChange,
   BeginOptions,
+  ColumnDefinition,
   ColumnMeta,
   CompileContext,
   CompoundNode,
@@ -11,12 +13,15 @@ import type {
   InsertNode,
   LockClause,
   ParamNode,
+  SchemaChange,
+  SchemaStep,
+  SchemaStepFlags,
   SelectNode,
-  StatementNode,
-  TableMeta,
   UpdateNode,
 } from "tempest-db-js";
 import { formatLiteral, jsonArrayText, LONG_LIST, SqlCompiler, UnsupportedFeatureError, ValidationError } from "tempest-db-js";
+import type { AlterAlgorithm } from "./mysql-alter-algorithm.js";
+import { algorithmClause, changeAlgorithm, modifyAlgorithm, worst } from "./mysql-alter-algorithm.js";
 import type { MysqlCapabilities } from "./mysql-capabilities.js";
 import { asMysqlCapabilities } from "./mysql-capabilities.js";
 import { mysqlCodec } from "./mysql-codec.js";
@@ -156,13 +161,6 @@ export class MysqlCompiler extends SqlCompiler {
     return super.lockStrengthSql(strength);
   }
 
-  override statement(node: StatementNode, ctx: CompileContext): string {
-    const sql = super.statement(node, ctx);
-    // InnoDB explicitly: another engine would accept FOR UPDATE and transactions and silently ignore both.
-    if (node.kind === "createTable") return `${sql} ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=${this.mysql.tableCollation}`;
-    return sql;
-  }
-
   override update(node: UpdateNode, ctx: CompileContext): string {
     this.#writeTarget.set(ctx, node.table.name);
     return super.update(node, ctx);
@@ -206,16 +204,22 @@ export class MysqlCompiler extends SqlCompiler {
   }
 
   // ---- DDL --------------------------------------------------------------------------------
-  protected columnType(column: ColumnMeta, table: TableMeta): string {
+  /** InnoDB explicitly: another engine would accept FOR UPDATE and transactions and silently ignore both. */
+  protected override tableOptionsSql(): string {
+    return ` ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=${this.mysql.tableCollation}`;
+  }
+
+  protected columnType(column: ColumnDefinition): string {
+    const keyed = column.keyed ?? false;
     switch (column.kind) {
       case "uuid":
         return "char(36)";
       // A key cannot cover a whole TEXT/BLOB; a bounded type keeps uniqueness over the full value.
       // longtext: `text` holds only 65,535 bytes, and the other dialects take any length.
       case "text":
-        return isKeyed(column, table) ? "varchar(255)" : "longtext";
+        return keyed ? "varchar(255)" : "longtext";
       case "bytes":
-        return isKeyed(column, table) ? "varbinary(255)" : "longblob";
+        return keyed ? "varbinary(255)" : "longblob";
       case "varchar":
         return `varchar(${column.length ?? 255})`;
       case "enum":
@@ -244,7 +248,7 @@ export class MysqlCompiler extends SqlCompiler {
    * The server strips trailing spaces from ENUM members and then stores "a " as "a" without an error,
    * so such a member cannot be kept as written.
    */
-  enumType(column: ColumnMeta): string {
+  enumType(column: ColumnDefinition): string {
     const values = column.enumValues ?? [];
     const padded = values.find((v) => v.endsWith(" "));
     if (padded !== undefined) {
@@ -267,6 +271,71 @@ export class MysqlCompiler extends SqlCompiler {
 
   override indexIfNotExists(): boolean {
     return this.mysql.indexIfNotExists;
+  }
+
+  // ---- schema changes ---------------------------------------------------------------------
+  /**
+   * Every ALTER asks for the best algorithm the server has for it (INSTANT, else INPLACE with
+   * LOCK=NONE), so that the server fails the statement rather than quietly copy the table and block
+   * writes; an ALTER that can only copy has no clause and is marked `copiesTable` for the lint.
+   */
+  protected override ddlStep(change: SchemaChange, sql: string, flags: SchemaStepFlags & { transactional?: boolean } = {}): SchemaStep {
+    const algorithm = changeAlgorithm(change, this.mysql, (column) =>
+      this.columnType(this.alterDefinition(change as AlterColumnChange, column)),
+    );
+    return this.algorithmStep(change, sql, algorithm, flags);
+  }
+
+  protected algorithmStep(
+    change: SchemaChange,
+    sql: string,
+    algorithm: AlterAlgorithm | undefined,
+    flags: SchemaStepFlags & { transactional?: boolean },
+  ): SchemaStep {
+    if (algorithm === undefined) return super.ddlStep(change, sql, flags);
+    const index = /^CREATE (UNIQUE )?INDEX /.test(sql);
+    return super.ddlStep(change, sql + algorithmClause(algorithm, index), { ...flags, copiesTable: algorithm === "copy" });
+  }
+
+  /**
+   * One ALTER: MODIFY COLUMN with the whole new definition (MySQL has no separate type and
+   * nullability changes), or ALTER COLUMN ... SET/DROP DEFAULT when only the default changes (instant);
+   * UNIQUE added or dropped beside it (its index is named after the column, as CREATE TABLE makes it).
+   */
+  protected override alterColumnSteps(change: AlterColumnChange): SchemaStep[] {
+    const { from, to, table } = change;
+    if (JSON.stringify(from.generated) !== JSON.stringify(to.generated)) {
+      this.unsupported(`changing a generated column (${table}.${to.name})`, "Drop the column and add it again.");
+    }
+    const q = (name: string) => this.quoteIdentifier(name);
+    const before = this.alterDefinition(change, from);
+    const after = this.alterDefinition(change, to);
+    const typeOf = (column: typeof from) => this.columnType(column === from ? before : after);
+    const actions: string[] = [];
+    const algorithms: AlterAlgorithm[] = [];
+    const reshaped = this.columnType(before) !== this.columnType(after) || from.notNull !== to.notNull;
+    if (reshaped) {
+      actions.push(`MODIFY COLUMN ${this.columnSql(to, after)}`);
+      algorithms.push(modifyAlgorithm(from, to, typeOf));
+    } else if (JSON.stringify(from.default) !== JSON.stringify(to.default)) {
+      const fallback = this.defaultSql(to, after);
+      actions.push(`ALTER COLUMN ${q(to.name)} ${fallback === undefined ? "DROP DEFAULT" : `SET DEFAULT ${fallback}`}`);
+      algorithms.push("instant");
+    }
+    if (from.unique !== to.unique) {
+      actions.push(to.unique ? `ADD UNIQUE (${q(to.name)})` : `DROP INDEX ${q(to.name)}`);
+      algorithms.push("inplace");
+    }
+    if (actions.length === 0) return [];
+    return [this.algorithmStep(change, `ALTER TABLE ${q(table)} ${actions.join(", ")}`, worst(algorithms), {})];
+  }
+
+  protected override dropIndexSql(change: { readonly table: string; readonly index: { readonly name: string } }): string {
+    return `ALTER TABLE ${this.quoteIdentifier(change.table)} DROP INDEX ${this.quoteIdentifier(change.index.name)}`;
+  }
+
+  protected override dropForeignKeySql(table: string, name: string): string {
+    return `ALTER TABLE ${this.quoteIdentifier(table)} DROP FOREIGN KEY ${this.quoteIdentifier(name)}`;
   }
 }
 
@@ -313,12 +382,5 @@ function ignoresDuplicates(conflict: ConflictClause): boolean {
   if (conflict.kind === "ignoreDuplicates") return true;
   return (
     conflict.kind === "onConflict" && conflict.action === "nothing" && conflict.target.length === 0 && conflict.targetWhere === undefined
-  );
-}
-
-/** Part of a key: primary key, unique, an index, or a foreign key (InnoDB indexes those itself). */
-function isKeyed(column: ColumnMeta, table: TableMeta): boolean {
-  return (
-    column.primaryKey || column.unique || column.references !== undefined || table.indexes.some((index) => index.columns.includes(column))
   );
 }

@@ -1,4 +1,13 @@
-import type { ColumnKind, ColumnMeta, CompileContext, DialectCapabilities, InListNode, InSubqueryNode, ParamNode } from "tempest-db-js";
+import type {
+  ColumnDefinition,
+  ColumnKind,
+  ColumnMeta,
+  CompileContext,
+  DialectCapabilities,
+  InListNode,
+  InSubqueryNode,
+  ParamNode,
+} from "tempest-db-js";
 import { SqlCompiler, ValidationError } from "tempest-db-js";
 import { postgresCodec } from "./postgres-codec.js";
 import { isoTimestamp } from "./postgres-types.js";
@@ -114,7 +123,22 @@ export class PostgresCompiler extends SqlCompiler {
     return `${left} ILIKE ${right} COLLATE "C"`;
   }
 
-  protected columnType(column: ColumnMeta): string {
+  /** The type without its collation: what stored values are cast to when a column's kind changes. */
+  protected override castTypeSql(column: ColumnDefinition): string {
+    return this.columnType(column).replace(' COLLATE "C"', "");
+  }
+
+  /** The name PostgreSQL gives a CHECK declared without one, which is how CREATE TABLE declares an enum's. */
+  protected override enumCheckName(table: string, column: string): string {
+    return implicitConstraintName(table, column, "check");
+  }
+
+  /** The name PostgreSQL gives a column's UNIQUE constraint declared without one. */
+  protected override uniqueConstraintName(table: string, column: string): string {
+    return implicitConstraintName(table, column, "key");
+  }
+
+  protected columnType(column: ColumnDefinition): string {
     switch (column.kind) {
       case "uuid":
         return "uuid";
@@ -149,4 +173,30 @@ export class PostgresCompiler extends SqlCompiler {
   override randomUuidSql(): string {
     return "gen_random_uuid()";
   }
+}
+
+/**
+ * PostgreSQL's makeObjectName: `table_column_label`, the longer of the two names cut a byte at a time
+ * until the whole fits in 63 bytes (never inside a multi-byte character).
+ */
+export function implicitConstraintName(table: string, column: string, label: string): string {
+  const available = MAX_IDENTIFIER_BYTES - label.length - 2;
+  const first: Buffer = Buffer.from(table, "utf8");
+  const second: Buffer = Buffer.from(column, "utf8");
+  let firstBytes = first.length;
+  let secondBytes = second.length;
+  while (firstBytes + secondBytes > available) {
+    if (firstBytes > secondBytes) firstBytes--;
+    else secondBytes--;
+  }
+
+  return `${clip(first, firstBytes).toString("utf8")}_${clip(second, secondBytes).toString("utf8")}_${label}`;
+}
+
+/** The first `bytes` bytes of `text`, backed off to the start of a character (pg_mbcliplen). */
+function clip(text: Buffer, bytes: number): Buffer {
+  let end = bytes;
+  // A UTF-8 continuation byte is 10xxxxxx: cut before the character it belongs to.
+  while (end > 0 && end < text.length && ((text[end] as number) & 0xc0) === 0x80) end--;
+  return text.subarray(0, end);
 }

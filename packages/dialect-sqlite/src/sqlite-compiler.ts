@@ -1,4 +1,15 @@
-import type { BeginOptions, ColumnMeta, CompileContext, DialectCapabilities, InListNode, LockClause, ParamNode } from "tempest-db-js";
+import type {
+  AddedColumn,
+  BeginOptions,
+  ColumnDefinition,
+  CompileContext,
+  DialectCapabilities,
+  InListNode,
+  LockClause,
+  ParamNode,
+  SchemaChange,
+  SchemaStep,
+} from "tempest-db-js";
 import { jsonArrayText, LONG_LIST, SqlCompiler } from "tempest-db-js";
 import { sqliteCodec } from "./sqlite-codec.js";
 
@@ -83,7 +94,7 @@ export class SqliteCompiler extends SqlCompiler {
     return this.unsupported(lock.strength === "update" ? "row locks (forUpdate)" : "shared row locks (forShare)", NO_ROW_LOCKS_HINT);
   }
 
-  columnType(column: ColumnMeta): string {
+  columnType(column: ColumnDefinition): string {
     switch (column.kind) {
       case "integer":
       case "bigint":
@@ -103,6 +114,71 @@ export class SqliteCompiler extends SqlCompiler {
       case "json":
         return "TEXT";
     }
+  }
+
+  // ---- schema changes ---------------------------------------------------------------------
+  /**
+   * SQLite's ADD COLUMN takes the column constraints inline (its foreign key as REFERENCES) and
+   * refuses what it cannot add to a table that has rows (https://www.sqlite.org/lang_altertable.html):
+   * those are refused here by name, before anything runs.
+   */
+  protected override addColumnSql(table: string, added: AddedColumn): string {
+    const { column, foreignKey } = added;
+    const what = `adding ${table}.${column.name} with ALTER TABLE ADD COLUMN`;
+    const rebuild = "Add the column with a table rebuild (rebuildTable), or";
+    if (column.unique) {
+      this.unsupported(`${what} UNIQUE`, `${rebuild} add it without UNIQUE and then a unique index on it (createIndex).`);
+    }
+    if (column.generated?.stored) this.unsupported(`${what} as a STORED generated column`, `${rebuild} make it VIRTUAL.`);
+    if (column.default?.kind === "sql") {
+      this.unsupported(`${what} and an expression default`, `${rebuild} give it a constant default and set the value with an update.`);
+    }
+    if (column.notNull && column.default === null && column.generated === null) {
+      this.unsupported(`${what} NOT NULL without a default`, `${rebuild} give it a default.`);
+    }
+    if (foreignKey && column.default !== null) {
+      this.unsupported(
+        `${what}, a foreign key and a default`,
+        `${rebuild} add it without the default (SQLite requires NULL as the default of a REFERENCES column it adds).`,
+      );
+    }
+    const definition = this.addedDefinition(table, added);
+    let sql = `ALTER TABLE ${this.quoteIdentifier(table)} ADD COLUMN ${this.columnSql(column, definition)}`;
+    const check = this.columnCheckSql(definition);
+    if (check) sql += ` ${check}`;
+    if (foreignKey) {
+      sql += ` REFERENCES ${this.quoteIdentifier(foreignKey.referencedTable)} (${this.quoteIdentifier(foreignKey.referencedColumns[0] as string)})${this.onDeleteSql(foreignKey)}`;
+    }
+    return sql;
+  }
+
+  /** A column with UNIQUE, or part of the primary key, cannot be dropped by ALTER TABLE. */
+  protected override changeSteps(change: SchemaChange): SchemaStep[] {
+    if (change.kind === "dropColumn" && change.column.unique) {
+      this.unsupported(
+        `dropping the UNIQUE column ${change.table}.${change.column.name} with ALTER TABLE DROP COLUMN`,
+        "Rebuild the table without it (rebuildTable).",
+      );
+    }
+    return super.changeSteps(change);
+  }
+
+  /** Foreign keys are not enforced during a rebuild; the pragma is a no-op inside a transaction, so it runs before. */
+  protected override rebuildPrologueSql(): readonly string[] {
+    return ["PRAGMA foreign_keys = OFF"];
+  }
+
+  protected override rebuildGuardSql(): string {
+    return "SELECT 'foreign_keys is still ON inside the rebuild: its first step (PRAGMA foreign_keys = OFF) must run outside the transaction, or dropping the old table would delete or cascade to the rows that reference it' AS problem FROM pragma_foreign_keys WHERE foreign_keys = 1";
+  }
+
+  protected override foreignKeyCheckSql(): string {
+    return "PRAGMA foreign_key_check";
+  }
+
+  /** The driver turns foreign keys on for every connection: a rebuild leaves them on again. */
+  protected override rebuildEpilogueSql(): readonly string[] {
+    return ["PRAGMA foreign_keys = ON"];
   }
 
   /** SQLite has no uuid function: `defaultRandom()` columns are filled by the insert builder. */

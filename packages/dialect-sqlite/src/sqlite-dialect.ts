@@ -52,6 +52,16 @@ export const sqliteCapabilities = defineCapabilities({
   // Its compiler keeps a statement's text independent of its values: proven by the conformance suite's
   // "cached compile equals full compile" cases.
   shapeCache: true,
+  // Schema changes: ALTER TABLE adds, renames and drops columns and renames tables; everything else
+  // (a column's type, nullability or default, constraints) takes the documented table rebuild.
+  transactionalDdl: true,
+  renameTable: true,
+  renameColumn: true,
+  dropColumn: true,
+  alterColumn: false,
+  alterConstraints: false,
+  tableRebuild: true,
+  virtualGeneratedColumns: true,
 });
 
 /** The SQLite release each feature first shipped in. */
@@ -64,6 +74,7 @@ const SINCE: ReadonlyArray<readonly [version: string, without: Partial<DialectCa
   ["3.25.0", { windowFunctions: false, windowOffsetDefault: false }],
   // SQLITE_MAX_VARIABLE_NUMBER's default before 3.32.0.
   ["3.32.0", { maxParams: 999 }],
+  ["3.35.0", { dropColumn: false }],
 ];
 
 export function capabilitiesForVersion(version: string, assumed: DialectCapabilities): DialectCapabilities {

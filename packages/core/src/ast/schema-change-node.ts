@@ -45,10 +45,22 @@ export interface RenameTableChange {
   readonly to: string;
 }
 
+/**
+ * The column is defined as in CREATE TABLE: type, NOT NULL, default, enum check, UNIQUE, and its own
+ * single-column foreign key when `foreignKey` is given. What a database cannot add in one ALTER
+ * (SQLite: UNIQUE, a foreign key with a non-null default, a non-constant default) is refused by name.
+ */
 export interface AddColumnChange {
   readonly kind: "addColumn";
   readonly table: string;
   readonly column: ColumnSnapshot;
+  /** The column's own foreign key (its `columns` are exactly `[column.name]`), added with it. */
+  readonly foreignKey?: ForeignKeySnapshot | null | undefined;
+  /**
+   * A key or index of the table after the migration covers the column (`isKeyed(after, name)`):
+   * MySQL then gives a text column a bounded type, since a key cannot cover a whole TEXT.
+   */
+  readonly keyed?: boolean | undefined;
 }
 
 export interface DropColumnChange {
@@ -56,6 +68,8 @@ export interface DropColumnChange {
   readonly table: string;
   /** The column as it was, so the change can be reversed. */
   readonly column: ColumnSnapshot;
+  /** A key or index of the table before the change covers the column (MySQL then drops it in place, not instantly). */
+  readonly keyed?: boolean | undefined;
 }
 
 export interface RenameColumnChange {
@@ -71,6 +85,8 @@ export interface AlterColumnChange {
   readonly table: string;
   readonly from: ColumnSnapshot;
   readonly to: ColumnSnapshot;
+  /** As AddColumnChange.keyed: a key or index covers the column (MySQL writes the whole column again). */
+  readonly keyed?: boolean | undefined;
 }
 
 export interface CreateIndexChange {
@@ -142,7 +158,10 @@ export interface RebuildTableChange {
   readonly columnMap: Readonly<Record<string, string | null>>;
 }
 
-/** A statement a change compiles to. */
+/**
+ * A statement a change compiles to (`schemaSteps`), run with `runSchemaStep`. Made only by the
+ * compiler: its text holds identifiers it quoted and literals it wrote, never a caller's SQL.
+ */
 export interface SchemaStep {
   readonly sql: string;
   /**
@@ -151,4 +170,44 @@ export interface SchemaStep {
    * cannot roll it back.
    */
   readonly transactional: boolean;
+  /**
+   * The statement is known to copy the whole table while it runs (MySQL/MariaDB `ALGORITHM=COPY`:
+   * writes wait for the copy). The lock-safety lint reports it; false where the server does it in
+   * place or instantly (the statement then says so with `ALGORITHM=...`, and fails rather than copy).
+   */
+  readonly copiesTable: boolean;
+  /**
+   * A check (`PRAGMA foreign_key_check`): any row it returns is a failure, thrown by runSchemaStep
+   * as a ConstraintViolationError, so the transaction it runs in rolls back.
+   */
+  readonly failsOnRows: boolean;
+  /**
+   * Restores a setting an earlier non-transactional step of the same change turned off (SQLite's
+   * `PRAGMA foreign_keys = ON` after a rebuild): run it even when a step before it failed.
+   */
+  readonly restores: boolean;
+}
+
+/** A step's flags beyond its text and transactionality; each defaults to false. */
+export type SchemaStepFlags = Partial<Pick<SchemaStep, "copiesTable" | "failsOnRows" | "restores">>;
+
+/** The steps the compiler made (runSchemaStep runs only these, so no caller's text passes as one). */
+const made = new WeakSet<SchemaStep>();
+
+/** The only place steps are made: frozen, and known to runSchemaStep. */
+export function schemaStep(sql: string, transactional: boolean, flags: SchemaStepFlags = {}): SchemaStep {
+  const step: SchemaStep = Object.freeze({
+    sql,
+    transactional,
+    copiesTable: flags.copiesTable ?? false,
+    failsOnRows: flags.failsOnRows ?? false,
+    restores: flags.restores ?? false,
+  });
+  made.add(step);
+  return step;
+}
+
+/** True for a step made by schemaStep (by a compiler), not a look-alike object. */
+export function isSchemaStep(value: unknown): value is SchemaStep {
+  return typeof value === "object" && value !== null && made.has(value as SchemaStep);
 }

@@ -6,14 +6,14 @@ import { isDerivedColumn } from "../builder/result-columns.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
 import { contextWith, outerJoinedAliases } from "./compiled-query.js";
-import { DdlCompiler } from "./ddl-compiler.js";
 import { distinctIsNoOp, projectedKey } from "./distinct-order.js";
+import { SchemaChangeCompiler } from "./schema-change-compiler.js";
 
 /**
  * The SELECT layer: plain and composed selects (sources, joins, projections, grouping, ordering,
  * locks) and the clauses the other statements share with them (column lists, WHERE).
  */
-export abstract class SelectCompiler extends DdlCompiler {
+export abstract class SelectCompiler extends SchemaChangeCompiler {
   /** Column lists (SELECT, RETURNING, INSERT) per frozen column array. */
   readonly #columnLists = new WeakMap<readonly ColumnMeta[], string>();
   /** Qualified column lists of named sources, per frozen column array. */

@@ -86,6 +86,27 @@ export interface DialectCapabilities {
    * not declare it compiles every statement in full.
    */
   readonly shapeCache: boolean;
+  // ---- schema changes (migrations): which ALTERs the database has natively ------------------
+  /** DDL runs inside a transaction and rolls back with it (PostgreSQL, SQLite; MySQL commits each DDL statement). */
+  readonly transactionalDdl: boolean;
+  /** `ALTER TABLE ... RENAME TO`. */
+  readonly renameTable: boolean;
+  /** `ALTER TABLE ... RENAME COLUMN a TO b` (SQLite 3.25, MariaDB 10.5.2, MySQL 8). */
+  readonly renameColumn: boolean;
+  /** `ALTER TABLE ... DROP COLUMN` (SQLite 3.35, and there only for a column no key, index or constraint uses). */
+  readonly dropColumn: boolean;
+  /** Changing a column's type, nullability, default, enum values or UNIQUE in place (not SQLite: rebuild the table). */
+  readonly alterColumn: boolean;
+  /** Adding and dropping FOREIGN KEY and CHECK constraints of an existing table (not SQLite: rebuild the table). */
+  readonly alterConstraints: boolean;
+  /** SQLite's table rebuild (`rebuildTable`): a new table, the rows copied, the old one dropped. */
+  readonly tableRebuild: boolean;
+  /** `CREATE INDEX CONCURRENTLY` / `DROP INDEX CONCURRENTLY` (PostgreSQL), outside a transaction. */
+  readonly concurrentIndexes: boolean;
+  /** `NOT VALID` constraints checked later by `VALIDATE CONSTRAINT` (PostgreSQL). */
+  readonly notValidConstraints: boolean;
+  /** Generated columns that are computed on read (`VIRTUAL`); stored ones everywhere that has generated columns. */
+  readonly virtualGeneratedColumns: boolean;
 }
 
 export const safeCapabilities: DialectCapabilities = Object.freeze({
@@ -125,6 +146,16 @@ export const safeCapabilities: DialectCapabilities = Object.freeze({
   windowsPerSelect: 1,
   maxParams: 999,
   shapeCache: false,
+  transactionalDdl: false,
+  renameTable: false,
+  renameColumn: false,
+  dropColumn: false,
+  alterColumn: false,
+  alterConstraints: false,
+  tableRebuild: false,
+  concurrentIndexes: false,
+  notValidConstraints: false,
+  virtualGeneratedColumns: false,
 });
 
 /** A dialect's table: the safe defaults overridden by what it declares. */

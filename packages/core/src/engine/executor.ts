@@ -1,3 +1,4 @@
+import type { SchemaChange, SchemaStep } from "../ast/schema-change-node.js";
 import type { StatementNode } from "../ast/statement-node.js";
 import { rawStatementNode } from "../ast/statement-node.js";
 import type { Executable } from "../builder/executable.js";
@@ -30,6 +31,8 @@ export interface Executor {
   stream(query: Expression<any>, options?: StreamOptions): RowStream<Record<string, unknown>>;
   transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options?: TransactionOptions): Promise<T>;
   compile(query: Executable<unknown> | Expression<any>): CompiledQuery;
+  /** The statements a schema change compiles to on this database, once the engine knows the server (see `schemaSteps`). */
+  schemaSteps(change: SchemaChange): Promise<readonly SchemaStep[]>;
   notify(channel: string, payload: string): Promise<void>;
   readonly capabilities: DialectCapabilities;
   readonly dialectName: string;
@@ -78,6 +81,11 @@ export abstract class BaseExecutor implements Executor {
     const node = toNode(query);
     if (this.core.settings.helpersOnly) refusePlainOperators(node);
     return this.core.compiler.compile(node);
+  }
+
+  async schemaSteps(change: SchemaChange): Promise<readonly SchemaStep[]> {
+    await this.core.ready();
+    return this.core.compiler.schemaSteps(change);
   }
 
   execute<R>(query: Executable<R>): QueryResult<R>;

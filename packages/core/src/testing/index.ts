@@ -5,6 +5,8 @@ export { cteQueryTests } from "./conformance-cte-queries.js";
 export { ConformanceCustomer, ConformanceJob, ConformanceOrder, ConformanceValue, JOB_IDS, T0, T1 } from "./conformance-models.js";
 export { queryTests, shopCustomers, shopOrders } from "./conformance-queries.js";
 export { schemaTests } from "./conformance-schema.js";
+export { schemaChangeTests } from "./conformance-schema-changes.js";
+export { columnSnapshot } from "./conformance-schema-fixtures.js";
 export { SchemaChild, SchemaOutbound, SchemaParent, schemaModels } from "./conformance-schema-models.js";
 export type { ShapeCaseKind } from "./conformance-shape-cache.js";
 export { SHAPE_CASE_KINDS, shapeCacheMismatches } from "./conformance-shape-cache.js";

@@ -14,6 +14,7 @@ import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
 import { queryTests } from "./conformance-queries.js";
 import { queryOrderTests } from "./conformance-query-order.js";
 import { schemaTests } from "./conformance-schema.js";
+import { schemaChangeTests } from "./conformance-schema-changes.js";
 import { SHAPE_CASE_KINDS, shapeCacheMismatches } from "./conformance-shape-cache.js";
 import { streamTests } from "./conformance-streams.js";
 import { windowTests } from "./conformance-windows.js";
@@ -103,6 +104,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
         });
       }
     });
+    schemaChangeTests(() => engine);
   });
 }
 
