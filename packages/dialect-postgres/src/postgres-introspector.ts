@@ -156,7 +156,12 @@ const ACTIONS: Readonly<Record<string, ForeignKeyAction>> = { a: "no action", r:
 function enumCheck(definition: string): { column: string; values: string[] } | undefined {
   const body = /^CHECK\s*\((.*)\)(\s+NOT VALID)?$/is.exec(definition.trim())?.[1];
   if (body === undefined) return undefined;
-  const node = parsePgSql(body);
+  const parsed = parsePgSql(body);
+  // PostgreSQL keeps an IN of one value as `=`.
+  const node =
+    parsed?.t === "binary" && parsed.op === "=" && parsed.right.t === "string"
+      ? ({ t: "in", operand: parsed.left, negated: false, items: [parsed.right] } as const)
+      : parsed;
   if (node?.t !== "in" || node.negated || node.operand.t !== "name" || node.operand.parts.length !== 1) return undefined;
   if (!node.items.every((item) => item.t === "string")) return undefined;
   return { column: node.operand.parts[0] as string, values: node.items.map((item) => (item.t === "string" ? item.value : "")) };

@@ -13,6 +13,8 @@ import { canonicalSql, parseSql, printSql } from "tempest-db-js";
  * - casts PostgreSQL adds to constants and to text-like names (`'a'::text`, `(0)::double precision`,
  *   `(name)::text`) are dropped; other casts (`'1 day'::interval`, `::regclass`) are kept.
  * - `x = ANY (ARRAY[...])` is `x IN (...)`, `x <> ALL (ARRAY[...])` is `x NOT IN (...)`.
+ * - an IN of one value is `=` (NOT IN: `<>`), as PostgreSQL keeps it.
+ * - a number compared with something (`=`, `<`, IN, BETWEEN, ...) is a quoted constant (`"n" > '0'`).
  * - a timestamptz constant is written as `toISOString()` text, whatever the session's TimeZone.
  * - a default that is a constant becomes {kind: "value"} with the value as the column's kind reads
  *   it (bigint and numeric as decimal text, json parsed, bytea as lowercase hex, a timestamp as ISO
@@ -54,7 +56,45 @@ function baseType(type: string): string {
     .trim();
 }
 
+const COMPARED = new Set(["=", "<>", "<", ">", "<=", ">="]);
+
+/**
+ * A number compared with something is written as a quoted constant: PostgreSQL deparses some
+ * numeric constants bare (`5`, `1.5` for numeric) and others quoted with a cast (`'1.5'::double
+ * precision`, `'9007199254740993'::bigint`), and the compiler writes a bigint or numeric value as a
+ * string; a quoted constant means the same on every numeric column.
+ */
+const quoted = (node: SqlNode): SqlNode => (node.t === "literal" ? { t: "string", value: plainDecimal(node.text), prefix: "" } : node);
+
+/**
+ * `1e+21` as `1000000000000000000000`, `1.5e-7` as `0.00000015`: PostgreSQL reads a bare number
+ * with an exponent as a numeric constant and deparses it without one. Digits are moved, not computed.
+ */
+export function plainDecimal(text: string): string {
+  const match = /^(-?)(\d+)(?:\.(\d*))?e([+-]?\d+)$/i.exec(text);
+  if (!match) return text;
+  const [, sign, whole = "", fraction = "", exponent = "0"] = match;
+  const digits = whole + fraction;
+  const point = whole.length + Number(exponent);
+  const padded = point <= 0 ? `${"0".repeat(1 - point)}${digits}` : digits.padEnd(point, "0");
+  const at = Math.max(point, 1);
+  const integer = padded.slice(0, at).replace(/^0+(?=\d)/, "");
+  const decimals = padded.slice(at).replace(/0+$/, "");
+  return `${sign}${integer}${decimals ? `.${decimals}` : ""}`;
+}
+
 function rewrite(node: SqlNode): SqlNode {
+  const cast = castRewrite(node);
+  if (cast.t === "binary" && COMPARED.has(cast.op)) return { ...cast, left: quoted(cast.left), right: quoted(cast.right) };
+  if (cast.t === "in" && cast.items.length === 1) {
+    return { t: "binary", op: cast.negated ? "<>" : "=", left: cast.operand, right: quoted(cast.items[0] as SqlNode) };
+  }
+  if (cast.t === "in") return { ...cast, items: cast.items.map(quoted) };
+  if (cast.t === "between") return { ...cast, low: quoted(cast.low), high: quoted(cast.high) };
+  return cast;
+}
+
+function castRewrite(node: SqlNode): SqlNode {
   if (node.t === "cast") {
     const type = baseType(node.type);
     const operand = node.operand;

@@ -3,6 +3,7 @@ import { createEngine, introspect, modelsSnapshot, sql } from "tempest-db-js";
 import { SchemaParent, schemaTests } from "tempest-db-js/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresDialect } from "../src/index.js";
+import { canonicalPgSql, isoText, plainDecimal } from "../src/postgres-schema-text.js";
 import { PG_URL } from "./pg-url.js";
 
 describe("PostgreSQL introspection", () => {
@@ -54,7 +55,7 @@ describe("PostgreSQL introspection", () => {
       expect(col("area")).toMatchObject({ default: null, generated: { sql: `"width" * "width"`, stored: true } });
       expect(col("size")).toMatchObject({ kind: "enum", enumValues: ["s", "m", "l"] });
       expect(things?.indexes).toEqual([
-        { name: "raw_pg_things_lower", columns: ["lower(size)"], unique: false, where: `"width" > 10 OR "size" IS NULL` },
+        { name: "raw_pg_things_lower", columns: ["lower(size)"], unique: false, where: `"width" > '10' OR "size" IS NULL` },
         { name: "raw_pg_things_pair", columns: ["width", "size"], unique: true, where: null },
       ]);
       expect(things?.foreignKeys).toEqual([
@@ -94,5 +95,36 @@ describe("PostgreSQL introspection", () => {
   it("names a model's foreign key as PostgreSQL does, cut to 63 bytes", () => {
     const snapshot = modelsSnapshot(postgresDialect, [SchemaParent]);
     expect(snapshot.tables[0]?.foreignKeys.map((fk) => fk.name)).toEqual(["tempest_schema_parents_parent_id_fkey"]);
+  });
+});
+
+describe("PostgreSQL's text normalisation", () => {
+  it("moves an exponent's digits, as PostgreSQL deparses a numeric constant", () => {
+    expect(["1e+21", "1.5e-7", "-2.25E2", "12e0", "0.5", "7"].map(plainDecimal)).toEqual([
+      "1000000000000000000000",
+      "0.00000015",
+      "-225",
+      "12",
+      "0.5",
+      "7",
+    ]);
+  });
+
+  it("writes a timestamptz constant as ISO text in UTC, whatever the session zone", () => {
+    expect(isoText("2026-01-02 09:49:05.678+05:45")).toBe("2026-01-02T04:04:05.678Z");
+    expect(isoText("2026-01-02 00:04:05-03")).toBe("2026-01-02T03:04:05.000Z");
+  });
+
+  it("gives the compiler's predicate and the deparsed one one spelling", () => {
+    const pairs = [
+      [`"s" IN ('a', 'b') AND "n" > 0`, `((s = ANY (ARRAY['a'::text, 'b'::text])) AND (n > (0)::double precision))`],
+      [`"b" = '9007199254740993'`, `(b = '9007199254740993'::bigint)`],
+      [
+        `"r" <> 1.5 AND "t" = '2026-01-02T03:04:05.678Z'::timestamptz`,
+        `((r <> '1.5'::double precision) AND (t = '2026-01-02 08:49:05.678+05:45'::timestamp with time zone))`,
+      ],
+      [`"v" NOT IN ('x', 'y')`, `((v)::text <> ALL (ARRAY['x'::character varying, 'y'::character varying]::text[]))`],
+    ];
+    for (const [compiled, deparsed] of pairs) expect(canonicalPgSql(deparsed as string)).toBe(canonicalPgSql(compiled as string));
   });
 });
