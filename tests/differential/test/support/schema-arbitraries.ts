@@ -106,7 +106,7 @@ export const schemaArb = fc.array(tableArb, { minLength: 1, maxLength: 3 });
  * character beyond U+FFFF in text defaults: MariaDB's catalog reports each as "?" (its
  * information_schema and SHOW CREATE TABLE are utf8mb3), though the default it applies is right.
  */
-function valueOf(spec: ColumnSpec, seed: number): unknown {
+function sampleOf(spec: ColumnSpec, seed: number): unknown {
   const pick = <T>(list: readonly T[]) => list[seed % list.length] as T;
   switch (spec.kind) {
     case "uuid":
@@ -158,7 +158,7 @@ function columnOf(spec: ColumnSpec) {
     if (spec.defaultPick === 0 && spec.kind === "datetime") col = col.default(sql.now() as never);
     else if (spec.defaultPick === 0 && spec.kind === "integer") col = col.default(sql.raw("1 + 2") as never);
     else if (spec.defaultPick === 0 && spec.kind === "uuid") col = (col as Column<string, false, false>).defaultRandom();
-    else col = col.default(valueOf(spec, spec.defaultSeed) as never);
+    else col = col.default(sampleOf(spec, spec.defaultSeed) as never);
   }
   return col;
 }
@@ -220,7 +220,7 @@ export function buildModels(specs: readonly TableSpec[], prefix: string): ModelC
 function predicate(table: TableSpec, i: number): Record<string, unknown> {
   const spec = table.columns[i] as ColumnSpec;
   const field = `f${i}`;
-  const value = valueOf(spec, spec.defaultSeed + 1);
+  const value = sampleOf(spec, spec.defaultSeed + 1);
   switch (spec.kind) {
     case "json":
     case "bytes":
@@ -237,6 +237,6 @@ function predicate(table: TableSpec, i: number): Record<string, unknown> {
     case "enum":
       return { [field]: { in: spec.enumValues.slice(0, 2) } };
     default:
-      return spec.defaultSeed % 2 === 0 ? { [field]: value } : { [field]: { notIn: [value, valueOf(spec, spec.defaultSeed + 2)] } };
+      return spec.defaultSeed % 2 === 0 ? { [field]: value } : { [field]: { notIn: [value, sampleOf(spec, spec.defaultSeed + 2)] } };
   }
 }
