@@ -44,6 +44,10 @@ export { defineMigration } from "./migration.js";
 export type { MigrationDialect } from "./migration-dialect.js";
 export type { LoadedMigration, MigrationFile } from "./migration-folder.js";
 export { listMigrations, loadMigration } from "./migration-folder.js";
+export type { PullOptions } from "./pull/plan-pull.js";
+export type { PullModelsOptions, PullResult } from "./pull/pull-models.js";
+export { pullModels } from "./pull/pull-models.js";
+export type { PullWarning } from "./pull/pulled-schema.js";
 export type { MigrateEvent, MigrateListener } from "./runner/migrate-event.js";
 export type {
   DownOptions,
