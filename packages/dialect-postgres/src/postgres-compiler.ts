@@ -7,6 +7,8 @@ import type {
   InListNode,
   InSubqueryNode,
   ParamNode,
+  SchemaChange,
+  SchemaStep,
 } from "tempest-db-js";
 import { SqlCompiler, ValidationError } from "tempest-db-js";
 import { postgresCodec } from "./postgres-codec.js";
@@ -121,6 +123,34 @@ export class PostgresCompiler extends SqlCompiler {
    */
   protected override ilikeSql(left: string, right: string): string {
     return `${left} ILIKE ${right} COLLATE "C"`;
+  }
+
+  /**
+   * A rename carries along the names PostgreSQL derived from the old one for an enum's CHECK and a
+   * UNIQUE constraint (it keeps them as they were), so they stay what CREATE TABLE would name them.
+   */
+  protected override changeSteps(change: SchemaChange): SchemaStep[] {
+    const steps = super.changeSteps(change);
+    const renames: [table: string, from: string, to: string][] = [];
+    const derived = implicitConstraintName;
+    if (change.kind === "renameColumn" && change.column) {
+      const c = change.column;
+      if (c.kind === "enum")
+        renames.push([change.table, derived(change.table, change.from, "check"), derived(change.table, change.to, "check")]);
+      if (c.unique) renames.push([change.table, derived(change.table, change.from, "key"), derived(change.table, change.to, "key")]);
+    }
+    if (change.kind === "renameTable" && change.table) {
+      for (const c of change.table.columns) {
+        if (c.kind === "enum") renames.push([change.to, derived(change.from, c.name, "check"), derived(change.to, c.name, "check")]);
+        if (c.unique) renames.push([change.to, derived(change.from, c.name, "key"), derived(change.to, c.name, "key")]);
+      }
+    }
+    for (const [table, from, to] of renames) {
+      if (from === to) continue;
+      const q = (name: string) => this.quoteIdentifier(name);
+      steps.push(this.ddlStep(change, `ALTER TABLE ${q(table)} RENAME CONSTRAINT ${q(from)} TO ${q(to)}`));
+    }
+    return steps;
   }
 
   /** The type without its collation: what stored values are cast to when a column's kind changes. */

@@ -43,6 +43,12 @@ export interface RenameTableChange {
   readonly kind: "renameTable";
   readonly from: string;
   readonly to: string;
+  /**
+   * The table as it is. PostgreSQL names the CHECK of an enum column and a UNIQUE constraint after
+   * the table (`table_column_check`, `table_column_key`) and keeps those names through a rename;
+   * given the table, the rename renames them too, so later changes find them by the new name.
+   */
+  readonly table?: TableSnapshot | undefined;
 }
 
 /**
@@ -77,6 +83,8 @@ export interface RenameColumnChange {
   readonly table: string;
   readonly from: string;
   readonly to: string;
+  /** The column as it is (see RenameTableChange.table): its enum CHECK and UNIQUE are renamed with it on PostgreSQL. */
+  readonly column?: ColumnSnapshot | undefined;
 }
 
 /** A column's type, nullability or default changes (its name does not: see RenameColumnChange). */
