@@ -1,13 +1,14 @@
 import type { Executor, ModelClass } from "tempest-db-js";
 import type { Backoff } from "./backoff.js";
+import { BatchSettler } from "./batch-settler.js";
 import type { Deliver } from "./delivery.js";
 import { Delivery, DeliveryAbortError } from "./delivery.js";
+import { extendLease } from "./extend-lease.js";
 import { LeaseKeeper } from "./lease-keeper.js";
-import { markFailed } from "./mark-failed.js";
-import { markSent } from "./mark-sent.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
-import { requeue } from "./requeue.js";
+import { recordTimeout } from "./record-timeout.js";
+import { Serial } from "./serial.js";
 
 /** How a drain delivers and settles each batch (resolved from its options once per drain). */
 export interface BatchSettings extends QueueOptions {
@@ -16,10 +17,13 @@ export interface BatchSettings extends QueueOptions {
   readonly heartbeat: boolean;
   /** Infinity for none. */
   readonly deliveryTimeoutMs: number;
+  /** ≥ deliveryTimeoutMs; Infinity for none. */
+  readonly deliveryHardTimeoutMs: number;
   readonly stopTimeoutMs: number;
   readonly signal: AbortSignal | undefined;
   readonly backoff: Backoff | undefined;
   readonly onDeliveryError: ((error: unknown, message: never) => void) | undefined;
+  readonly onDeliveryTimeout: ((error: DeliveryAbortError, message: never) => void) | undefined;
   readonly onHeartbeatError: ((error: unknown) => void) | undefined;
 }
 
@@ -29,8 +33,6 @@ export interface BatchResult {
   readonly failed: number;
   readonly stale: number;
 }
-
-const NONE = { applied: 0, stale: 0 };
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
@@ -42,11 +44,21 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * Delivers a claimed batch concurrently and settles it: sent, requeued or failed, each in one fenced
- * statement. While deliveries are pending their lease is renewed (`LeaseKeeper`), one timer bounds
- * them all (`deliveryTimeoutMs`: they start together) and, once the caller's signal aborts, another
- * bounds how long they are waited for (`stopTimeoutMs`). A delivery cut off by a lost lease is not
- * settled (stale: the row is someone else's); one cut off by the stop grace is given back, due at
- * once, without counting a failure. `claimedAt` is when the claim statement was sent.
+ * statement. What a handler returns decides its message's outcome, whenever it returns: while it
+ * runs, its claim stays held — the lease renewed (`LeaseKeeper`) — so no other worker can take the
+ * message, even once its timeout has passed. The deliveries start together, so one timer per bound
+ * serves them all:
+ *
+ * - `deliveryTimeoutMs`: the signals of the deliveries still running abort (reason `timeout`), the
+ *   timeout is reported (`onDeliveryTimeout`, and `lastError` where the table has it), and from then
+ *   on each delivery is settled as soon as it is decided, instead of with the whole batch;
+ * - `deliveryHardTimeoutMs`: a delivery still running is given up: settled as failed (retried with
+ *   backoff, or failed on its last attempt), its lease no longer renewed, its eventual outcome ignored;
+ * - once the caller's signal aborts, `stopTimeoutMs`: the ones still running are given back, due at
+ *   once, without counting a failure.
+ *
+ * A delivery cut off by a lost lease is not settled (stale: the row is someone else's). `claimedAt`
+ * is when the claim statement was sent.
  */
 export async function deliverBatch(
   db: Executor,
@@ -57,15 +69,8 @@ export async function deliverBatch(
   settings: BatchSettings,
   claimedAt: number,
 ): Promise<BatchResult> {
-  const sent: Record<string, unknown>[] = [];
-  const retry: Record<string, unknown>[] = [];
-  const failed: Record<string, unknown>[] = [];
-  const errors = new Map<object, unknown>();
-  const failedDelivery = (message: Record<string, unknown>, attempt: number, error: unknown) => {
-    settings.onDeliveryError?.(error, message as never);
-    errors.set(message, error);
-    (attempt >= settings.maxAttempts ? failed : retry).push(message);
-  };
+  const serial = new Serial();
+  const settle = new BatchSettler(db, model, settings, serial);
   const token = q.has.claimToken;
   let pending: Delivery[] | undefined;
   for (const message of batch) {
@@ -73,7 +78,7 @@ export async function deliverBatch(
     const attempt = Number(message[q.f.attempts]) + (token ? 1 : 0);
     // Without a token, a claim past maxAttempts is one whose last attempt's worker died: not tried again.
     if (!token && attempt > settings.maxAttempts) {
-      failed.push(message);
+      settle.exhausted(message);
       continue;
     }
     const delivery = new Delivery(message, attempt, settings.signal);
@@ -81,13 +86,13 @@ export async function deliverBatch(
     try {
       outcome = deliver(message as never, delivery);
     } catch (error) {
-      failedDelivery(message, attempt, error);
+      settle.failed(message, attempt, error);
       continue;
     }
     // A synchronous deliver settles at once, without a promise of its own.
     if (!isThenable(outcome)) {
-      if (outcome instanceof Error) failedDelivery(message, attempt, outcome);
-      else sent.push(message);
+      if (outcome instanceof Error) settle.failed(message, attempt, outcome);
+      else settle.sent(message);
       continue;
     }
     (pending ??= []).push(delivery);
@@ -102,39 +107,83 @@ export async function deliverBatch(
 
   let open = pending?.length ?? 0;
   let wake: (() => void) | undefined;
-  function decide(delivery: Delivery, outcome: Delivery["outcome"], error: unknown): void {
+  // After the timeout, decided deliveries are settled at once rather than kept for the slowest.
+  let eager = false;
+  function decide(delivery: Delivery, outcome: Exclude<Delivery["outcome"], 0>, error: unknown): void {
     if (delivery.outcome !== 0) return;
     delivery.outcome = outcome;
-    delivery.error = error;
+    if (outcome === "sent") settle.sent(delivery.message);
+    else if (outcome === "failed") settle.failed(delivery.message, delivery.attempt, error);
+    else if (outcome === "lost") settle.lost(delivery.message);
+    else settle.release(delivery.message);
+    // A failed early flush leaves its claims pending, held and renewed: the final flush retries them.
+    if (eager && outcome !== "lost") settle.flush().catch(() => {});
     if (--open === 0) wake?.();
   }
 
-  let lost: Delivery[] | undefined;
-  let abandoned: Delivery[] | undefined;
   if (pending && open > 0) {
     const inFlight = pending;
+    const running = () => inFlight.filter((d) => d.outcome === 0);
     const cutOff = (outcome: "failed" | "lost" | "abandoned", reason: DeliveryAbortError, which: (d: Delivery) => boolean) => {
-      for (const d of inFlight) {
-        if (d.outcome !== 0 || !which(d)) continue;
+      for (const d of running()) {
+        if (!which(d)) continue;
         d.abort(reason);
         decide(d, outcome, reason);
       }
     };
     const timers: NodeJS.Timeout[] = [];
-    if (Number.isFinite(settings.deliveryTimeoutMs)) {
-      const ms = settings.deliveryTimeoutMs;
+    const softMs = settings.deliveryTimeoutMs;
+    if (Number.isFinite(softMs)) {
       timers.push(
-        setTimeout(() => cutOff("failed", new DeliveryAbortError("timeout", `delivery timed out after ${ms} ms`), () => true), ms),
+        setTimeout(() => {
+          const late = running();
+          const reason = new DeliveryAbortError("timeout", `delivery timed out after ${Math.round(softMs)} ms`);
+          for (const d of late) {
+            d.abort(reason);
+            try {
+              settings.onDeliveryTimeout?.(reason, d.message as never);
+            } catch {
+              // A reporting callback must not take the batch down with it.
+            }
+          }
+          eager = true;
+          serial
+            .run(() =>
+              recordTimeout(
+                db,
+                q,
+                late.map((d) => d.message),
+                reason,
+              ),
+            )
+            .catch((error: unknown) => settings.onHeartbeatError?.(error));
+          settle.flush().catch(() => {});
+        }, softMs),
+      );
+    }
+    const hardMs = settings.deliveryHardTimeoutMs;
+    if (Number.isFinite(hardMs)) {
+      timers.push(
+        setTimeout(() => {
+          const reason = new DeliveryAbortError(
+            "timeout",
+            `delivery still running ${Math.round(hardMs)} ms after it started (deliveryHardTimeoutMs): given up, its outcome is ignored`,
+          );
+          cutOff("failed", reason, () => true);
+        }, hardMs),
       );
     }
     const keeper = settings.heartbeat
       ? new LeaseKeeper(
-          db,
-          model,
-          settings,
+          (claims) =>
+            serial.run(async () => {
+              // Settled since the beat began: no longer ours to renew.
+              const held = claims.filter((c) => settle.held(c));
+              return held.length > 0 ? (await extendLease(db, model, held, settings)).lost : [];
+            }),
           settings.leaseMs,
           claimedAt,
-          () => inFlight.filter((d) => d.outcome === 0).map((d) => d.message),
+          () => batch.filter((m) => settle.held(m)),
           (claims, why) => {
             const gone = new Set(claims);
             const message =
@@ -167,30 +216,7 @@ export async function deliverBatch(
     stop?.removeEventListener("abort", onStop);
     for (const timer of timers) clearTimeout(timer);
     await keeper?.stop();
-    for (const d of inFlight) {
-      if (d.outcome === "sent") sent.push(d.message);
-      else if (d.outcome === "failed") failedDelivery(d.message, d.attempt, d.error);
-      else if (d.outcome === "lost") (lost ??= []).push(d);
-      else if (d.outcome === "abandoned") (abandoned ??= []).push(d);
-    }
   }
-
-  const errorOf = errors.size > 0 ? (claim: object) => errors.get(claim) : undefined;
-  const s = sent.length > 0 ? await markSent(db, model, sent, settings) : NONE;
-  const r = retry.length > 0 ? await requeue(db, model, retry, { ...settings, errorOf }) : NONE;
-  const f = failed.length > 0 ? await markFailed(db, model, failed, { ...settings, errorOf }) : NONE;
-  const a = abandoned
-    ? await requeue(
-        db,
-        model,
-        abandoned.map((d) => d.message),
-        { ...settings, release: true },
-      )
-    : NONE;
-  return {
-    sent: s.applied,
-    retried: r.applied + a.applied,
-    failed: f.applied,
-    stale: s.stale + r.stale + f.stale + a.stale + (lost?.length ?? 0),
-  };
+  await settle.flush();
+  return settle.result();
 }

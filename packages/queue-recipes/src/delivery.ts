@@ -17,10 +17,11 @@ export interface DeliveryContext {
   /** Which attempt this is, 1 on the first. */
   readonly attempt: number;
   /**
-   * Aborted when this delivery must stop: its claim was lost (the heartbeat found it reclaimed, or
-   * could not renew it in time), its `deliveryTimeoutMs` ran out, or the drain was stopped and the
-   * stop grace ran out. Its `reason` is a `DeliveryAbortError` saying which. Once it fires the
-   * outcome of the delivery no longer counts — another worker may take the message — so stop.
+   * Aborted when this delivery should stop: its `deliveryTimeoutMs` ran out, its claim was lost
+   * (the heartbeat found it reclaimed, or could not renew it in time), or the drain was stopped and
+   * the stop grace ran out. Its `reason` is a `DeliveryAbortError` saying which. After a timeout the
+   * claim is still held and what the delivery returns still decides (see `deliveryTimeoutMs`); after
+   * a lost lease or the stop grace its outcome no longer counts — another worker may take the message.
    */
   readonly signal: AbortSignal;
   /** The same signal as `signal` (kept from earlier versions, where it fired on the timeout only). */
@@ -43,7 +44,6 @@ export class Delivery implements DeliveryContext {
   readonly stopping: AbortSignal | undefined;
   /** 0 while undecided; then how it ended. */
   outcome: 0 | "sent" | "failed" | "lost" | "abandoned" = 0;
-  error: unknown;
   #controller: AbortController | undefined;
 
   constructor(message: Record<string, unknown>, attempt: number, stopping: AbortSignal | undefined) {

@@ -5,7 +5,7 @@ import type { ClaimOptions } from "./claim-batch.js";
 import { claimBatch } from "./claim-batch.js";
 import type { BatchSettings } from "./deliver-batch.js";
 import { deliverBatch } from "./deliver-batch.js";
-import type { Deliver } from "./delivery.js";
+import type { Deliver, DeliveryAbortError } from "./delivery.js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 import { Reclaimer } from "./reclaimer.js";
@@ -29,7 +29,9 @@ export interface DrainOptions<M extends ModelClass<any> = ModelClass<any>> exten
   /**
    * Renew the lease of deliveries in flight every `leaseSeconds / 3` (default true). A renewal that
    * finds the claim gone, or none succeeding for two thirds of the lease, aborts the delivery's
-   * `signal` and skips its settlement (counted `stale`). Off, a delivery must finish within the lease.
+   * `signal` and skips its settlement (counted `stale`). Off, nothing keeps a claim past its lease: a
+   * delivery still running when the lease runs out may overlap the next delivery of its message, and
+   * by default it is given up then (`deliveryHardTimeoutMs`).
    */
   readonly heartbeat?: boolean;
   /** Only work on these consumers' messages. */
@@ -43,15 +45,33 @@ export interface DrainOptions<M extends ModelClass<any> = ModelClass<any>> exten
    */
   readonly stopTimeoutMs?: number;
   /**
-   * A delivery still pending after this many milliseconds counts as failed and is retried; its
-   * `context.signal` aborts (reason `timeout`). Default: two thirds of the lease (200 s for the
-   * default lease), so that even without the heartbeat a delivery is told to stop before its lease
-   * can run out. `Infinity` for none. The call itself cannot be cancelled: one that completes
-   * anyway may be delivered twice (at least once).
+   * How long a delivery may take before it is told to stop: its `context.signal` aborts (reason
+   * `timeout`), `onDeliveryTimeout` is called and the error is written to `lastError` where the table
+   * has it. Default: two thirds of the lease (200 s for the default lease), so that even without the
+   * heartbeat a delivery is told to stop before its lease can run out. `Infinity` for none.
+   *
+   * JavaScript cannot stop the handler, so the timeout does not decide the outcome: the claim stays
+   * held (the heartbeat renews it) until the handler returns, and what it returns decides — resolving
+   * marks the message `sent` (it was delivered; retrying it would deliver it twice), rejecting is a
+   * failure like any other. Only `deliveryHardTimeoutMs` gives a delivery up.
    */
   readonly deliveryTimeoutMs?: number;
+  /**
+   * A delivery still running this many milliseconds after it started is given up: counted as a
+   * failure (retried with backoff, or marked `failed` on its last attempt, with the error in
+   * `lastError`), its lease no longer renewed, and whatever it returns later is ignored — from then
+   * on another worker may take the message while it still runs. At least `deliveryTimeoutMs`.
+   * Default: `deliveryTimeoutMs` plus one hour with the heartbeat (as River's stuck-job rescue);
+   * without it, the lease (nothing keeps the claim longer), or `deliveryTimeoutMs` if that is longer.
+   */
+  readonly deliveryHardTimeoutMs?: number;
   /** Called for each failed delivery (the message is retried or failed either way). */
   readonly onDeliveryError?: (error: unknown, message: InferModel<M>) => void;
+  /**
+   * Called when a delivery's `deliveryTimeoutMs` runs out while it is still running, with the
+   * `DeliveryAbortError` its signal aborted with. It may still succeed; errors thrown here are ignored.
+   */
+  readonly onDeliveryTimeout?: (error: DeliveryAbortError, message: InferModel<M>) => void;
   /** Called when a lease renewal fails (it is tried again; the delivery stops if none succeeds in time). */
   readonly onHeartbeatError?: (error: unknown) => void;
 }
@@ -89,6 +109,11 @@ export async function drain<M extends ModelClass<any>>(
   const deliveryTimeoutMs = options.deliveryTimeoutMs ?? (leaseMs * 2) / 3;
   if (typeof deliveryTimeoutMs !== "number" || !(deliveryTimeoutMs > 0))
     throw new ValidationError(`drain: deliveryTimeoutMs must be a positive number or Infinity, got ${valueKind(deliveryTimeoutMs)}`);
+  const heartbeat = options.heartbeat ?? true;
+  const deliveryHardTimeoutMs =
+    options.deliveryHardTimeoutMs ?? (heartbeat ? deliveryTimeoutMs + 3_600_000 : Math.max(deliveryTimeoutMs, leaseMs));
+  if (typeof deliveryHardTimeoutMs !== "number" || !(deliveryHardTimeoutMs >= deliveryTimeoutMs))
+    throw new ValidationError(`drain: deliveryHardTimeoutMs must be a number ≥ deliveryTimeoutMs, got ${valueKind(deliveryHardTimeoutMs)}`);
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
   if (typeof stopTimeoutMs !== "number" || !(stopTimeoutMs >= 0) || !Number.isFinite(stopTimeoutMs))
     throw new ValidationError(`drain: stopTimeoutMs must be a number ≥ 0, got ${valueKind(stopTimeoutMs)}`);
@@ -107,12 +132,14 @@ export async function drain<M extends ModelClass<any>>(
     ...(options as QueueOptions),
     maxAttempts,
     leaseMs,
-    heartbeat: options.heartbeat ?? true,
+    heartbeat,
     deliveryTimeoutMs,
+    deliveryHardTimeoutMs,
     stopTimeoutMs,
     signal: options.signal,
     backoff: options.backoff,
     onDeliveryError: options.onDeliveryError as BatchSettings["onDeliveryError"],
+    onDeliveryTimeout: options.onDeliveryTimeout as BatchSettings["onDeliveryTimeout"],
     onHeartbeatError: options.onHeartbeatError,
   };
 

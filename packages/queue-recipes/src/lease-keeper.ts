@@ -1,19 +1,16 @@
-import type { Executor, ModelClass } from "tempest-db-js";
-import { extendLease } from "./extend-lease.js";
-import type { QueueOptions } from "./queue-options.js";
+/** Renews the lease of these claims (`extendLease`) and resolves with the ones no longer held. */
+export type RenewLease = (claims: readonly object[]) => Promise<readonly object[]>;
 
 /**
  * The heartbeat of one claimed batch while its deliveries run: every `leaseMs / 3` it renews the
- * lease of the claims still in flight (`extendLease`, on the database clock, fenced by the claim).
+ * lease of the claims still held (`renew`: `extendLease`, on the database clock, fenced by the claim).
  * Claims the renewal no longer finds are reported lost at once. If no renewal has succeeded for the
  * lease minus one interval — counted from when the last successful one was *sent*, the claim's own
  * statement for the first — every claim still in flight is reported lost: by then another worker
  * may reclaim it, and the interval left is the margin that keeps two deliveries from overlapping.
  */
 export class LeaseKeeper {
-  readonly #db: Executor;
-  readonly #model: ModelClass<any>;
-  readonly #options: QueueOptions;
+  readonly #renew: RenewLease;
   readonly #intervalMs: number;
   readonly #graceMs: number;
   readonly #inFlight: () => readonly object[];
@@ -26,18 +23,14 @@ export class LeaseKeeper {
   #stopped = false;
 
   constructor(
-    db: Executor,
-    model: ModelClass<any>,
-    options: QueueOptions,
+    renew: RenewLease,
     leaseMs: number,
     claimedAt: number,
     inFlight: () => readonly object[],
     onLost: (claims: readonly object[], reason: "lost" | "expired") => void,
     onError?: (error: unknown) => void,
   ) {
-    this.#db = db;
-    this.#model = model;
-    this.#options = options;
+    this.#renew = renew;
     this.#intervalMs = leaseMs / 3;
     this.#graceMs = leaseMs - this.#intervalMs;
     this.#confirmedAt = claimedAt;
@@ -73,11 +66,11 @@ export class LeaseKeeper {
     const claims = this.#inFlight();
     if (claims.length === 0) return;
     const sentAt = performance.now();
-    this.#beating = extendLease(this.#db, this.#model, claims, this.#options).then(
-      (result) => {
+    this.#beating = this.#renew(claims).then(
+      (lost) => {
         this.#beating = undefined;
         if (this.#stopped) return;
-        if (result.lost.length > 0) this.#onLost(result.lost, "lost");
+        if (lost.length > 0) this.#onLost(lost, "lost");
         this.#confirmedAt = sentAt;
         this.#armDeadline();
         this.#beatTimer = setTimeout(this.#beat, Math.max(0, sentAt + this.#intervalMs - performance.now()));

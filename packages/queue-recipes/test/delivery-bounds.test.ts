@@ -6,6 +6,14 @@ import { freshTokenQueue } from "./support/fresh-queue.js";
 import { holdLock } from "./support/hold-lock.js";
 import { targets } from "./support/targets.js";
 
+async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("condition not reached in time");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 describe.each(targets)("delivery bounds on $name", (target) => {
   let engine: Engine;
   beforeAll(() => {
@@ -17,25 +25,41 @@ describe.each(targets)("delivery bounds on $name", (target) => {
     await engine.close();
   });
 
-  it("times a delivery out after two thirds of the lease by default, and records why", async () => {
+  it("times a delivery out after two thirds of the lease by default, reports it, and gives up a hung one at the hard timeout", async () => {
     const { Outbound } = await freshTokenQueue(engine, "bounds_timeout");
     await enqueue(engine, Outbound, { consumer: "hangs" });
     const reasons: unknown[] = [];
-    const result = await drain(
+    const timeouts: unknown[] = [];
+    const running = drain(
       engine,
       Outbound,
       (_m, { signal }) =>
         new Promise(() => {
           signal.addEventListener("abort", () => reasons.push(signal.reason));
         }),
-      { leaseSeconds: 0.6, maxAttempts: 1 },
+      { leaseSeconds: 0.6, maxAttempts: 1, deliveryHardTimeoutMs: 2500, onDeliveryTimeout: (error) => timeouts.push(error) },
     );
-    expect(result).toMatchObject({ sent: 0, failed: 1, stale: 0 });
+    // The timeout is reported while the delivery still runs: the claim is still held, the error recorded.
+    await until(async () => (await engine.execute(select(Outbound, ["lastError"])).one()).lastError !== null);
+    expect(await engine.execute(select(Outbound, ["status", "attempts", "claimToken", "lastError"])).one()).toEqual({
+      status: "sending",
+      attempts: 0,
+      claimToken: 1,
+      lastError: "DeliveryAbortError: delivery timed out after 400 ms",
+    });
+    const result = await running;
+    // Never settled: given up at the hard timeout, as a failure (maxAttempts 1: failed).
+    expect(result).toMatchObject({ sent: 0, failed: 1, stale: 0, reclaimed: 0 });
     expect(reasons).toHaveLength(1);
     expect((reasons[0] as DeliveryAbortError).reason).toBe("timeout");
-    expect(await engine.execute(select(Outbound, ["status", "lastError"])).one()).toEqual({
+    expect(timeouts).toEqual([reasons[0]]);
+    expect(await engine.execute(select(Outbound, ["status", "attempts", "claimToken", "lastError"])).one()).toEqual({
       status: "failed",
-      lastError: "DeliveryAbortError: delivery timed out after 400 ms",
+      attempts: 1,
+      // Never reclaimed: the heartbeat held the claim for all of the 2.5 s (four leases).
+      claimToken: 1,
+      lastError:
+        "DeliveryAbortError: delivery still running 2500 ms after it started (deliveryHardTimeoutMs): given up, its outcome is ignored",
     });
   });
 

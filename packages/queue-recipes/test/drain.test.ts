@@ -102,26 +102,39 @@ describe.each(targets)("drain on $name", (target) => {
     expect(() => backoffSeconds(1, () => -1)).toThrow(/seconds/);
   });
 
-  it("counts a delivery that outlives deliveryTimeoutMs as failed and retries it", async () => {
+  it("after deliveryTimeoutMs the handler still decides: resolving late is sent, rejecting late is retried", async () => {
     const { Outbound } = await freshQueue(engine, "drain_timeout");
-    await enqueue(engine, Outbound, { consumer: "slow" });
-    let calls = 0;
+    await enqueue(engine, Outbound, [{ consumer: "late-ok" }, { consumer: "late-fail" }]);
+    const calls: string[] = [];
     const aborted: unknown[] = [];
+    const timedOut: string[] = [];
     const result = await drain(
       engine,
       Outbound,
-      (_message, { timeout }) => {
-        calls++;
-        // The first call settles only when told its time is up; the retry succeeds at once.
-        if (calls > 1) return undefined;
-        return new Promise((resolve) => timeout?.addEventListener("abort", () => resolve(aborted.push(timeout.reason))));
+      (message, { timeout }) => {
+        calls.push(message.consumer);
+        // First calls settle only when told their time is up; the retry succeeds at once.
+        if (calls.length > 2) return undefined;
+        return new Promise((resolve, reject) =>
+          timeout.addEventListener("abort", () => {
+            aborted.push(timeout.reason);
+            if (message.consumer === "late-ok") resolve(undefined);
+            else reject(timeout.reason);
+          }),
+        );
       },
-      { deliveryTimeoutMs: 50, backoff: () => 0 },
+      { deliveryTimeoutMs: 50, backoff: () => 0, onDeliveryTimeout: (_error, message) => timedOut.push(message.consumer) },
     );
-    expect(result).toMatchObject({ sent: 1, retried: 1, failed: 0 });
-    expect(aborted).toHaveLength(1);
+    expect(result).toMatchObject({ sent: 2, retried: 1, failed: 0, stale: 0 });
+    expect(calls.sort()).toEqual(["late-fail", "late-fail", "late-ok"]);
+    expect(timedOut.sort()).toEqual(["late-fail", "late-ok"]);
+    expect(aborted).toHaveLength(2);
     expect(String(aborted[0])).toContain("timed out after 50 ms");
-    expect(await engine.execute(select(Outbound)).one()).toMatchObject({ status: "sent", attempts: 2 });
+    const rows = await engine.execute(select(Outbound, ["consumer", "status", "attempts"]).orderBy("consumer")).all();
+    expect(rows).toEqual([
+      { consumer: "late-fail", status: "sent", attempts: 2 },
+      { consumer: "late-ok", status: "sent", attempts: 1 },
+    ]);
   });
 
   it("stops claiming when the signal aborts and still settles the batch in flight", async () => {

@@ -43,3 +43,20 @@ export function deliveryModel(tablename: string) {
 }
 
 export type AnyModel = ModelClass<any>;
+
+/** The deliveries table of the overrun tests (fixtures/models.mjs has the same in JavaScript). */
+export function overrunDeliveryModel(tablename: string) {
+  return class OverrunDelivery extends Model {
+    static tablename = tablename;
+    static naming = "snake_case";
+
+    id = column.uuid().primaryKey().defaultRandom();
+    messageId = column.uuid().notNull();
+    kind = column.text().notNull();
+    token = column.integer().notNull();
+    worker = column.text().notNull();
+    startedAt = column.datetime().notNull();
+    concurrent = column.integer().notNull().default(0);
+    live = column.boolean().notNull();
+  };
+}

@@ -1,0 +1,36 @@
+import type { ChildProcess } from "node:child_process";
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { DrainResult } from "../../src/index.js";
+import type { Target } from "./targets.js";
+
+export interface OverrunWorkerConfig {
+  readonly table: string;
+  readonly deliveries: string;
+  readonly leaseSeconds: number;
+  readonly sleepMs: number;
+  readonly deliveryHardTimeoutMs: number;
+  readonly maxAttempts: number;
+  readonly batchSize?: number;
+  readonly concurrency?: number;
+}
+
+const script = fileURLToPath(new URL("../fixtures/overrun-worker.mjs", import.meta.url));
+
+/** Forks fixtures/overrun-worker.mjs (built packages) and collects what it reports. */
+export function forkOverrunWorker(target: Target, config: OverrunWorkerConfig) {
+  const { NODE_OPTIONS: _inherited, ...env } = process.env;
+  const child: ChildProcess = fork(script, [], {
+    execArgv: [],
+    env: { ...env, OVERRUN_WORKER: JSON.stringify({ ...config, url: target.url, dialectPackage: target.dialectPackage }) },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const started: string[] = [];
+  let report: { result: DrainResult; timedOut: string[] } | undefined;
+  child.on("message", (m: { started?: string; result?: DrainResult; timedOut?: string[] }) => {
+    if (m.started) started.push(m.started);
+    if (m.result) report = { result: m.result, timedOut: m.timedOut ?? [] };
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, started, exited, report: () => report };
+}
