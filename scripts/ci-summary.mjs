@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Sums the vitest JSON reports that each package's `test` script writes to .ci-out/<dir>.json
+// (and scripts/other-nodes.mjs to .ci-out/<dir>-node<major>.json, one per other Node version)
 // and prints one line, "N passed, M failed[, K skipped]". Exits non-zero when a test or a test
 // file failed, when a workspace package whose test script names a report left none (its tests
 // never ran), or when no test ran at all: a green run must have proved something.

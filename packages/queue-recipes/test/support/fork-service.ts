@@ -3,6 +3,7 @@ import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Span } from "./spans.js";
 import type { Target } from "./targets.js";
+import { workerEnv } from "./worker-env.js";
 
 export interface ServiceConfig {
   readonly table: string;
@@ -18,10 +19,9 @@ const script = fileURLToPath(new URL("../fixtures/service.mjs", import.meta.url)
 
 /** Forks fixtures/service.mjs (built packages) and collects the spans and events it reports. */
 export function forkService(target: Target, config: ServiceConfig) {
-  const { NODE_OPTIONS: _inherited, ...env } = process.env;
   const child: ChildProcess = fork(script, [], {
     execArgv: [],
-    env: { ...env, QUEUE_SERVICE: JSON.stringify({ ...config, url: target.url, dialectPackage: target.dialectPackage }) },
+    env: workerEnv({ QUEUE_SERVICE: JSON.stringify({ ...config, url: target.url, dialectPackage: target.dialectPackage }) }),
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const spans: Span[] = [];

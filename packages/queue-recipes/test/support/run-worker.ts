@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Target } from "./targets.js";
+import { workerEnv } from "./worker-env.js";
 
 export interface WorkerConfig {
   readonly table: string;
@@ -26,10 +27,9 @@ export function forkWorker(
   config: WorkerConfig,
 ): { child: ChildProcess; messages: WorkerMessage[]; exited: Promise<number | null>; next: () => Promise<WorkerMessage> } {
   // The test runner resolves packages to their TypeScript sources; a worker runs the built JS, as in production.
-  const { NODE_OPTIONS: _inherited, ...env } = process.env;
   const child = fork(script, [], {
     execArgv: [],
-    env: { ...env, QUEUE_WORKER: JSON.stringify({ ...config, url: target.url, dialectPackage: target.dialectPackage }) },
+    env: workerEnv({ QUEUE_WORKER: JSON.stringify({ ...config, url: target.url, dialectPackage: target.dialectPackage }) }),
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const messages: WorkerMessage[] = [];
