@@ -1,5 +1,5 @@
 import type { ConditionNode } from "../ast/condition-node.js";
-import { exhaustive } from "../compiler/compiler-base.js";
+import { ValidationError } from "../errors.js";
 
 /**
  * What a condition is whatever the row, when that is known while building: true, false, or undefined
@@ -50,6 +50,6 @@ export function conditionTruth(node: ConditionNode): boolean | undefined {
     case "expressionCondition":
       return undefined;
     default:
-      return exhaustive(node);
+      throw new ValidationError(`Unknown condition ${JSON.stringify((node as { kind?: string }).kind)}`);
   }
 }
