@@ -100,7 +100,44 @@ function loadPackage(pkg: string): Dialect | undefined {
 
 /** The URL with its password masked: the user-info password and any password-like query parameter. */
 export function redactUrl(url: string): string {
-  return url
-    .replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@")
-    .replace(/([?&](?:password|passwd|pass|pwd|sslpassword|token|secret)=)[^&#]*/gi, "$1***");
+  const password = passwordSpan(url);
+  const masked = password === undefined ? url : `${url.slice(0, password.start)}***${url.slice(password.end)}`;
+  return masked.replace(PASSWORD_PARAMS, "$1***");
+}
+
+const PASSWORD_PARAMS = /([?&](?:password|passwd|pass|pwd|sslpassword|token|secret)=)[^&#]*/gi;
+
+/**
+ * Where the password of `scheme://user:password@host/...` sits. A password may hold `/`, `?`, `#` or an
+ * unencoded `@` that a URL parser would not read as part of it, so it runs from the first `:` after
+ * `//` (a user name holds none) to the last `@` of the whole text: when in doubt, more is masked (a
+ * URL without a password but with an `@` after `host:port`, in a query parameter, masks from the port).
+ */
+function passwordSpan(url: string): { start: number; end: number } | undefined {
+  const slashes = url.indexOf("//");
+  if (slashes < 0) return undefined;
+  const colon = url.indexOf(":", slashes + 2);
+  const at = url.lastIndexOf("@");
+  if (colon < 0 || at < colon) return undefined;
+  return { start: colon + 1, end: at };
+}
+
+/**
+ * The strings of a database URL that must not show in any error: the URL itself and its password,
+ * raw and decoded (a driver's parse error quotes the input whole, e.g. TypeError's `input`).
+ */
+export function urlSecrets(url: string): string[] {
+  const secrets = [url];
+  const password = passwordSpan(url);
+  if (password !== undefined) {
+    const raw = url.slice(password.start, password.end);
+    if (raw.length >= 4) secrets.push(raw);
+    try {
+      const decoded = decodeURIComponent(raw);
+      if (decoded !== raw && decoded.length >= 4) secrets.push(decoded);
+    } catch {
+      // Not percent-encoded text: the raw form is the one a driver would quote.
+    }
+  }
+  return secrets.sort((a, b) => b.length - a.length);
 }

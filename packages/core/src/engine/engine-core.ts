@@ -3,7 +3,7 @@ import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import type { Dialect } from "../dialect/dialect.js";
 import type { Driver, DriverConnection, DriverQuery, DriverResult } from "../dialect/driver.js";
-import { redactUrl } from "../dialect/registry.js";
+import { redactUrl, urlSecrets } from "../dialect/registry.js";
 import type { QueryError } from "../errors.js";
 import { queryErrorClass, StreamOpenError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
@@ -45,6 +45,8 @@ export class EngineCore {
   readonly settings: EngineSettings;
   /** The URL as given: private, so neither util.inspect nor JSON.stringify of an engine shows it. */
   readonly #url: string;
+  /** The URL and its password: hidden from every error, whatever logParams says. */
+  readonly #urlSecrets: readonly string[];
   compiler: SqlCompiler;
   #driver: Driver | undefined;
   #inspected: Promise<void> | undefined;
@@ -61,6 +63,7 @@ export class EngineCore {
   constructor(dialect: Dialect, settings: EngineSettings) {
     this.dialect = dialect;
     this.#url = settings.url;
+    this.#urlSecrets = urlSecrets(settings.url);
     this.settings = Object.freeze({ ...settings, url: redactUrl(settings.url) });
     this.compiler = dialect.createCompiler(dialect.capabilitiesFor(settings.url));
   }
@@ -325,9 +328,9 @@ export class EngineCore {
     const classified = this.dialect.classifyError(error);
     const ErrorClass = queryErrorClass(classified.kind);
     const logParams = this.settings.logParams;
-    const secrets = logParams ? [] : secretsOf(compiled.params);
+    const secrets = logParams ? this.#urlSecrets : [...this.#urlSecrets, ...secretsOf(compiled.params)];
     return new ErrorClass({
-      message: `${this.dialect.name}: ${logParams ? classified.message : redactText(classified.message, secrets)}`,
+      message: `${this.dialect.name}: ${redactText(classified.message, secrets, !logParams)}`,
       sql: compiled.sql,
       params: logParams ? compiled.params : REDACTED,
       kind: classified.kind,
@@ -335,7 +338,8 @@ export class EngineCore {
       constraint: classified.constraint,
       // A connection that could not be opened sent nothing: worth trying again in a moment.
       retryable: classified.retryable ?? (compiled === CONNECT && classified.kind === "connection" ? true : undefined),
-      cause: logParams ? error : redactedCopy(error, secrets),
+      // With logParams the values stay (the slots are not replaced), the URL's password never does.
+      cause: redactedCopy(error, secrets, undefined, !logParams),
     });
   }
 

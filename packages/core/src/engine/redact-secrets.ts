@@ -14,12 +14,6 @@ const MIN_SECRET_LENGTH = 4;
  * server quotes back is hidden too.
  */
 const VALUE_SLOTS: readonly [RegExp, string][] = [
-  // PostgreSQL detail: Key (email)=(x@y) already exists / is not present in table "t" / ...
-  [
-    /(Key \((?:[^()]|\([^()]*\))*\)=\()[\s\S]*(\) (?:already exists|is not present in table|is still referenced from table|conflicts with existing key))/g,
-    `$1${REDACTED}$2`,
-  ],
-  [/(Key \((?:[^()]|\([^()]*\))*\)=\()[\s\S]*\)/g, `$1${REDACTED})`],
   // PostgreSQL detail of not-null and check violations: the whole row.
   [/(Failing row contains \()[\s\S]*\)/g, `$1${REDACTED})`],
   // PostgreSQL: invalid input syntax for type integer: "x", invalid input value for enum e: "x", out of range: "x".
@@ -53,11 +47,53 @@ export function secretsOf(params: readonly unknown[]): string[] {
 }
 
 /** `text` with every bound value in `secrets` and every value slot the servers write replaced. */
-export function redactText(text: string, secrets: readonly string[]): string {
+export function redactText(text: string, secrets: readonly string[], slots = true): string {
   let result = text;
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  if (!slots) return result;
+  result = redactKeys(result);
   for (const [pattern, replacement] of VALUE_SLOTS) result = result.replace(pattern, replacement);
   return result;
+}
+
+/** What follows a PostgreSQL key's value: `Key (cols)=(value) already exists`, and the like. */
+const AFTER_KEY_VALUE = /\) (?:already exists|is not present in table|is still referenced from table|conflicts with existing key)/g;
+
+/**
+ * PostgreSQL's `Key (columns)=(value) ...`: the columns kept, the value replaced. The column list is
+ * read by balanced parentheses, so a unique index on an expression, `Key (lower(btrim(email)))=(...)`,
+ * is matched however deep its calls nest; the value runs to the last phrase that ends it, else to the
+ * last `)` of its line.
+ */
+function redactKeys(text: string): string {
+  let from = 0;
+  let result = text;
+  for (;;) {
+    const key = result.indexOf("Key (", from);
+    if (key < 0) return result;
+    let depth = 0;
+    let i = key + 4;
+    for (; i < result.length; i++) {
+      const c = result[i];
+      if (c === "(") depth++;
+      else if (c === ")" && --depth === 0) break;
+    }
+    if (i >= result.length || !result.startsWith("=(", i + 1)) {
+      from = key + 5;
+      continue;
+    }
+    const start = i + 3;
+    let end = -1;
+    AFTER_KEY_VALUE.lastIndex = start;
+    for (let m = AFTER_KEY_VALUE.exec(result); m !== null; m = AFTER_KEY_VALUE.exec(result)) end = m.index;
+    if (end < 0) {
+      const lineEnd = result.indexOf("\n", start);
+      end = result.lastIndexOf(")", lineEnd < 0 ? result.length : lineEnd);
+      if (end < start) end = lineEnd < 0 ? result.length : lineEnd;
+    }
+    result = `${result.slice(0, start)}${REDACTED}${result.slice(end)}`;
+    from = start + REDACTED.length;
+  }
 }
 
 /**
@@ -67,8 +103,8 @@ export function redactText(text: string, secrets: readonly string[]): string {
  * names, codes and numbers, so `instanceof` and code checks still work; the original, which holds
  * the values, is dropped. Runs when a statement fails, never on a successful one.
  */
-export function redactedCopy(value: unknown, secrets: readonly string[], seen = new Map<object, unknown>()): unknown {
-  if (typeof value === "string") return redactText(value, secrets);
+export function redactedCopy(value: unknown, secrets: readonly string[], seen = new Map<object, unknown>(), slots = true): unknown {
+  if (typeof value === "string") return redactText(value, secrets, slots);
   if (typeof value !== "object" || value === null) return value;
   const done = seen.get(value);
   if (done !== undefined) return done;
@@ -76,7 +112,7 @@ export function redactedCopy(value: unknown, secrets: readonly string[], seen = 
   if (Array.isArray(value)) {
     const copy: unknown[] = [];
     seen.set(value, copy);
-    for (const item of value) copy.push(redactedCopy(item, secrets, seen));
+    for (const item of value) copy.push(redactedCopy(item, secrets, seen, slots));
     return copy;
   }
   const proto = Object.getPrototypeOf(value);
@@ -88,7 +124,7 @@ export function redactedCopy(value: unknown, secrets: readonly string[], seen = 
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
     if (!descriptor) continue;
     if ("value" in descriptor) {
-      descriptor.value = redactedCopy(descriptor.value, secrets, seen);
+      descriptor.value = redactedCopy(descriptor.value, secrets, seen, slots);
     } else {
       // An accessor could compute from the hidden original: keep what it gives now, redacted.
       let current: unknown;
@@ -98,7 +134,7 @@ export function redactedCopy(value: unknown, secrets: readonly string[], seen = 
         current = undefined;
       }
       Object.defineProperty(copy, key, {
-        value: redactedCopy(current, secrets, seen),
+        value: redactedCopy(current, secrets, seen, slots),
         enumerable: descriptor.enumerable ?? false,
         writable: true,
         configurable: true,
