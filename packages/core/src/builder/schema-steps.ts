@@ -71,6 +71,7 @@ export async function applySchemaSteps(executor: Executor, steps: readonly Schem
     }
   }
   const main = steps.filter((step) => !step.restores);
+  let failure: unknown;
   try {
     for (let i = 0; i < main.length; ) {
       const step = main[i] as SchemaStep;
@@ -87,9 +88,19 @@ export async function applySchemaSteps(executor: Executor, steps: readonly Schem
       });
       i = end;
     }
-  } finally {
-    for (const step of steps) if (step.restores) await runSchemaStep(executor, step);
+  } catch (error) {
+    failure = error;
   }
+  // The restoring steps run whatever happened; when a step had already failed, its error is the one thrown.
+  for (const step of steps) {
+    if (!step.restores) continue;
+    try {
+      await runSchemaStep(executor, step);
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  if (failure !== undefined) throw failure;
 }
 
 /** Compiles a change for the executor's database and applies its steps (see applySchemaSteps). */

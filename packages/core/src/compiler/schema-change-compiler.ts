@@ -261,10 +261,12 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
     const targets: string[] = [];
     const sources: string[] = [];
     for (const [target, source] of Object.entries(columnMap)) {
-      if (!after.columns.some((c) => c.name === target)) {
+      const column = after.columns.find((c) => c.name === target);
+      if (!column) {
         throw new ValidationError(`rebuildTable ${after.name}: columnMap names ${JSON.stringify(target)}, which the new table lacks`);
       }
-      if (source === null) continue;
+      // A generated column computes its own value; a null source takes the column's default.
+      if (source === null || column.generated !== null) continue;
       if (!before.columns.some((c) => c.name === source)) {
         throw new ValidationError(`rebuildTable ${before.name}: columnMap copies ${JSON.stringify(source)}, which the old table lacks`);
       }
