@@ -110,14 +110,14 @@ async function readTable(reader: CatalogReader, name: string, createSql: string)
       const hidden = Number(c.hidden);
       const generated = hidden === 2 || hidden === 3 ? { sql: definitions.get(columnName)?.generated ?? "", stored: hidden === 3 } : null;
       const type = typeOf(String(c.type ?? ""), enums.get(columnName) ?? null);
-      return {
-        name: columnName,
-        ...type,
-        notNull: Number(c.not_null) === 1 || isRowid(columnName, String(c.type ?? ""), primaryKey),
-        unique: uniqueColumns.has(columnName),
-        default: generated || c.dflt_value === null || c.dflt_value === undefined ? null : defaultOf(String(c.dflt_value), type.kind),
+      return snapshotColumn(
+        columnName,
+        type,
+        Number(c.not_null) === 1 || isRowid(columnName, String(c.type ?? ""), primaryKey),
+        uniqueColumns.has(columnName),
+        generated || c.dflt_value === null || c.dflt_value === undefined ? null : defaultOf(String(c.dflt_value), type.kind),
         generated,
-      };
+      );
     });
   const byId = new Map<
     number,
@@ -163,14 +163,14 @@ function isRowid(column: string, type: string, primaryKey: readonly string[]): b
 function modelTable(ddl: ModelTableDdl): TableSnapshot {
   const columns = ddl.columns.map((column): ColumnSnapshot => {
     const type = typeOf(column.type, column.enumValues);
-    return {
-      name: column.name,
-      ...type,
-      notNull: column.notNull,
-      unique: column.unique,
-      default: column.defaultSql === null ? null : defaultOf(column.defaultSql, type.kind),
-      generated: null,
-    };
+    return snapshotColumn(
+      column.name,
+      type,
+      column.notNull,
+      column.unique,
+      column.defaultSql === null ? null : defaultOf(column.defaultSql, type.kind),
+      null,
+    );
   });
   return {
     name: ddl.name,
@@ -189,6 +189,29 @@ function modelTable(ddl: ModelTableDdl): TableSnapshot {
       referencedColumns: [...fk.referencedColumns],
       onDelete: fk.onDelete ?? "no action",
     })),
+  };
+}
+
+/** A column in the type's field order, so snapshot files list every column's fields alike. */
+function snapshotColumn(
+  name: string,
+  type: ColumnType,
+  notNull: boolean,
+  unique: boolean,
+  fallback: ColumnSnapshot["default"],
+  generated: ColumnSnapshot["generated"],
+): ColumnSnapshot {
+  return {
+    name,
+    kind: type.kind,
+    notNull,
+    unique,
+    default: fallback,
+    enumValues: type.enumValues,
+    length: type.length,
+    precision: type.precision,
+    scale: type.scale,
+    generated,
   };
 }
 
