@@ -28,6 +28,8 @@ export {
   MigrationLockTimeoutError,
   MigrationStateError,
 } from "./errors.js";
+export type { GenerateOptions, GenerateResult } from "./generate-migration.js";
+export { alterCapabilities, generateMigration } from "./generate-migration.js";
 export type { HistoryRow } from "./history/history-table.js";
 export { lintLocks } from "./lint/lint-locks.js";
 export type { LockLintCapabilities, LockLintOptions } from "./lint/lock-lint-options.js";
@@ -48,6 +50,8 @@ export type { PullOptions } from "./pull/plan-pull.js";
 export type { PullModelsOptions, PullResult } from "./pull/pull-models.js";
 export { pullModels } from "./pull/pull-models.js";
 export type { PullWarning } from "./pull/pulled-schema.js";
+export type { RenderedChange, RenderInput } from "./render-migration.js";
+export { renderMigration } from "./render-migration.js";
 export type { MigrateEvent, MigrateListener } from "./runner/migrate-event.js";
 export type {
   DownOptions,

@@ -27,5 +27,6 @@ export type { RunWorkerOptions } from "./run-worker.js";
 export { runWorker } from "./run-worker.js";
 export type { QueueSchemaReport, SchemaProblem } from "./verify-queue-schema.js";
 export { verifyQueueSchema } from "./verify-queue-schema.js";
+export { withQueueFeatures } from "./with-queue-features.js";
 export type { WorkOptions } from "./work.js";
 export { work } from "./work.js";

@@ -50,8 +50,8 @@ const OPTIONAL_COLUMNS = {
   lastErrorAt: () => column.datetime(),
 } as const;
 
-/** The model with every optional queue column it lacks added (for the DDL that adds them). */
-function withOptionalColumns(model: ModelClass<any>, q: QueueTable): ModelClass<any> {
+/** The model with every optional queue column it lacks added (for the DDL that adds them, and withQueueFeatures). */
+export function withOptionalColumns(model: ModelClass<any>, q: QueueTable): ModelClass<any> {
   const Base = model as unknown as new () => Record<string, unknown>;
   const missing = optionalFields.filter((role) => !q.has[role]);
   const f = q.f;

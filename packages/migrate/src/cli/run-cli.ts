@@ -5,6 +5,7 @@ import { checkSchema } from "../check-schema.js";
 import type { ResolvedConfig } from "../config.js";
 import { findConfig, loadConfig } from "../config.js";
 import { MigrationFailedError } from "../errors.js";
+import { generateMigration } from "../generate-migration.js";
 import type { MigrateEvent } from "../runner/migrate-event.js";
 import type { RunnerOptions } from "../runner/migrator.js";
 import { migrateDown, migrateUp, migrationStatus } from "../runner/migrator.js";
@@ -14,6 +15,7 @@ import { humanEvent } from "./human-events.js";
 export const USAGE = `Usage: tempest-migrate <command> [options]
 
 Commands:
+  generate [name]    write the migration that brings the schema to the models (up, down, snapshot)
   up                 apply every pending migration, in order, under the migration lock
   down [N]           revert the last N applied migrations (default 1)
   status             list the migrations and their state
@@ -22,6 +24,12 @@ Commands:
 
 Options:
   --config <file>    the config file (default: tempest.config.ts in the current folder)
+  --from <source>    generate: diff against the last migration's "snapshot" (default once one
+                     exists) or the live "database" (default for the first migration)
+  --allow-destructive <label>
+                     generate: allow a destructive change by its label ("drop column t.c"), or all
+  --rename-table <old=new>, --rename-column <table.old=new>
+                     generate: declare a rename (never guessed)
   --resume           up: go on with a migration that failed part way, from its first step not done
   --json             print one JSON document for scripts instead of progress and a summary
   -h, --help         show this help
@@ -39,9 +47,53 @@ type Command = (context: { config: ResolvedConfig; engine: Engine; runner: Runne
 interface Args {
   readonly positionals: readonly string[];
   readonly resume: boolean;
+  readonly from: string | undefined;
+  readonly allow: readonly string[];
+  readonly renameTable: readonly string[];
+  readonly renameColumn: readonly string[];
+}
+
+/** `a=b` pairs of --rename-table / --rename-column. */
+function pairs(list: readonly string[], flag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of list) {
+    const at = item.indexOf("=");
+    if (at <= 0 || at === item.length - 1) throw new UsageError(`${flag} takes old=new, got "${item}"`);
+    out[item.slice(0, at)] = item.slice(at + 1);
+  }
+  return out;
 }
 
 const COMMANDS: Readonly<Record<string, Command>> = {
+  async generate({ config, engine, args }) {
+    const from = args.from;
+    if (from !== undefined && from !== "snapshot" && from !== "database")
+      throw new UsageError(`--from is snapshot or database, got "${from}"`);
+    const result = await generateMigration({
+      engine,
+      models: config.models,
+      folder: config.migrationsFolder,
+      ...(args.positionals.length > 0 ? { name: args.positionals.join(" ") } : {}),
+      ...(from === undefined ? {} : { from }),
+      renames: { tables: pairs(args.renameTable, "--rename-table"), columns: pairs(args.renameColumn, "--rename-column") },
+      ...(args.allow.length > 0 ? { allowDestructive: args.allow.includes("all") ? "all" : args.allow } : {}),
+      ...(config.historyTable === undefined ? {} : { historyTable: config.historyTable }),
+    });
+    const hints = result.hints.map((h) =>
+      h.kind === "table"
+        ? `table ${h.from} dropped and ${h.to} added with the same columns: a rename? pass --rename-table ${h.from}=${h.to}`
+        : `column ${h.table}.${h.from} dropped and ${h.to} added with the same type: a rename? pass --rename-column ${h.table}.${h.from}=${h.to}`,
+    );
+    const summary = result.written
+      ? [
+          `Wrote ${result.path}:`,
+          ...result.changes.map((c) => `  ${c}`),
+          ...result.warnings.map((w) => `warning: ${w}`),
+          ...hints.map((h) => `hint: ${h}`),
+        ].join("\n")
+      : ["Nothing to generate: the models match.", ...hints.map((h) => `hint: ${h}`)].join("\n");
+    return { json: { ok: true, ...result }, summary, code: 0 };
+  },
   async up({ runner, args }) {
     const result = await migrateUp({ ...runner, resume: args.resume });
     const summary =
@@ -136,7 +188,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...(config.lockWaitMs === undefined ? {} : { lockWaitMs: config.lockWaitMs }),
       onEvent: progress,
     };
-    const outcome = await command({ config, engine, runner, args: { positionals: rest, resume: values.resume === true } });
+    const outcome = await command({
+      config,
+      engine,
+      runner,
+      args: {
+        positionals: rest,
+        resume: values.resume === true,
+        from: values.from,
+        allow: values["allow-destructive"] ?? [],
+        renameTable: values["rename-table"] ?? [],
+        renameColumn: values["rename-column"] ?? [],
+      },
+    });
     io.out(json ? `${JSON.stringify(outcome.json)}\n` : `${outcome.summary}\n`);
     return outcome.code;
   } catch (error) {
@@ -160,6 +224,10 @@ function parse(argv: readonly string[]) {
       config: { type: "string" },
       json: { type: "boolean" },
       resume: { type: "boolean" },
+      from: { type: "string" },
+      "allow-destructive": { type: "string", multiple: true },
+      "rename-table": { type: "string", multiple: true },
+      "rename-column": { type: "string", multiple: true },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -13,6 +13,7 @@ export interface Target {
 const tmpRoot = join(import.meta.dirname, "..", ".tmp");
 mkdirSync(tmpRoot, { recursive: true });
 const sqliteDir = mkdtempSync(join(tmpRoot, "sqlite-"));
+process.on("exit", () => rmSync(sqliteDir, { recursive: true, force: true }));
 
 const all: Target[] = [
   { name: "PostgreSQL", url: process.env.TEMPEST_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/test" },
