@@ -1,4 +1,4 @@
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Engine } from "tempest-db-js";
 import { column, createTable, Model, sql } from "tempest-db-js";
@@ -147,6 +147,13 @@ describe.each(sqlite ? [sqlite] : [])("the CLI end to end on $name", (target) =>
     const clean = await cli("check");
     expect(clean.stdout).toBe("OK: every migration is applied and the database matches the models.\n");
     expect(clean.code).toBe(0);
+
+    const pulled = await cli("pull", "--out", "pulled-models.ts", "--json");
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(JSON.parse(pulled.stdout)).toMatchObject({ ok: true, roundTrips: true });
+    expect(readFileSync(join(tmp.path, "pulled-models.ts"), "utf8")).toMatch(
+      /class \w+ extends Model \{\n\s+static tablename = "mg_cli_items";/,
+    );
 
     appendFileSync(file, "// edited after the deploy\n");
     const edited = await cli("check", "--json");

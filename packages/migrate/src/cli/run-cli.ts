@@ -1,11 +1,14 @@
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Engine } from "tempest-db-js";
-import { redactUrl, TempestError } from "tempest-db-js";
+import { introspect, redactUrl, TempestError } from "tempest-db-js";
 import { checkSchema } from "../check-schema.js";
 import type { ResolvedConfig } from "../config.js";
 import { findConfig, loadConfig } from "../config.js";
 import { MigrationFailedError } from "../errors.js";
 import { generateMigration } from "../generate-migration.js";
+import { pullModels } from "../pull/pull-models.js";
 import type { MigrateEvent } from "../runner/migrate-event.js";
 import type { RunnerOptions } from "../runner/migrator.js";
 import { migrateDown, migrateUp, migrationStatus } from "../runner/migrator.js";
@@ -21,6 +24,7 @@ Commands:
   status             list the migrations and their state
   check              exit 1 when a migration is pending, edited or failed, or the database
                      drifted from the models (for CI)
+  pull               write model classes for the tables the database has (to --out, or stdout)
 
 Options:
   --config <file>    the config file (default: tempest.config.ts in the current folder)
@@ -30,6 +34,7 @@ Options:
                      generate: allow a destructive change by its label ("drop column t.c"), or all
   --rename-table <old=new>, --rename-column <table.old=new>
                      generate: declare a rename (never guessed)
+  --out <file>       pull: the TypeScript file to write
   --resume           up: go on with a migration that failed part way, from its first step not done
   --json             print one JSON document for scripts instead of progress and a summary
   -h, --help         show this help
@@ -42,12 +47,13 @@ interface Outcome {
   readonly code: number;
 }
 
-type Command = (context: { config: ResolvedConfig; engine: Engine; runner: RunnerOptions; args: Args }) => Promise<Outcome>;
+type Command = (context: { config: ResolvedConfig; engine: Engine; runner: RunnerOptions; args: Args; cwd: string }) => Promise<Outcome>;
 
 interface Args {
   readonly positionals: readonly string[];
   readonly resume: boolean;
   readonly from: string | undefined;
+  readonly out: string | undefined;
   readonly allow: readonly string[];
   readonly renameTable: readonly string[];
   readonly renameColumn: readonly string[];
@@ -65,6 +71,31 @@ function pairs(list: readonly string[], flag: string): Record<string, string> {
 }
 
 const COMMANDS: Readonly<Record<string, Command>> = {
+  async pull({ config, engine, args, cwd }) {
+    const live = await introspect(engine);
+    const history = config.historyTable ?? "tempest_migrations";
+    const snapshot = { ...live, tables: live.tables.filter((t) => t.name !== history) };
+    const result = pullModels(snapshot, { check: engine });
+    const warnings = result.warnings.map((w) => `${w.table}: ${w.message}`);
+    if (args.out === undefined) {
+      return {
+        json: { ok: true, source: result.source, warnings, roundTrips: result.roundTrips },
+        summary: result.source.trimEnd(),
+        code: 0,
+      };
+    }
+    const path = resolve(cwd, args.out);
+    writeFileSync(path, result.source);
+    const summary = [
+      `Wrote ${snapshot.tables.length} model${snapshot.tables.length === 1 ? "" : "s"} to ${path}.`,
+      ...warnings.map((w) => `warning: ${w}`),
+    ].join("\n");
+    return {
+      json: { ok: true, path, tables: snapshot.tables.map((t) => t.name), warnings, roundTrips: result.roundTrips },
+      summary,
+      code: 0,
+    };
+  },
   async generate({ config, engine, args }) {
     const from = args.from;
     if (from !== undefined && from !== "snapshot" && from !== "database")
@@ -196,10 +227,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         positionals: rest,
         resume: values.resume === true,
         from: values.from,
+        out: values.out,
         allow: values["allow-destructive"] ?? [],
         renameTable: values["rename-table"] ?? [],
         renameColumn: values["rename-column"] ?? [],
       },
+      cwd: io.cwd,
     });
     io.out(json ? `${JSON.stringify(outcome.json)}\n` : `${outcome.summary}\n`);
     return outcome.code;
@@ -225,6 +258,7 @@ function parse(argv: readonly string[]) {
       json: { type: "boolean" },
       resume: { type: "boolean" },
       from: { type: "string" },
+      out: { type: "string" },
       "allow-destructive": { type: "string", multiple: true },
       "rename-table": { type: "string", multiple: true },
       "rename-column": { type: "string", multiple: true },
