@@ -29,7 +29,6 @@ const layers: readonly (readonly string[])[] = [
 const knownUpward: readonly string[] = [
   "ast/walk-tree.ts -> expression/expression.ts",
   "builder/compound-builder.ts -> compiler/compiled-query.ts",
-  "builder/condition-truth.ts -> compiler/compiler-base.ts",
   "builder/cte.ts -> compiler/compiled-query.ts",
   "builder/resolve-rows.ts -> prepared/placeholder.ts",
   "builder/resolve-set.ts -> prepared/placeholder.ts",
