@@ -97,6 +97,7 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     // Its compiler keeps a statement's text independent of its values: proven by the conformance suite's
     // "cached compile equals full compile" cases.
     shapeCache: true,
+    statementTimeout: true,
     // DDL commits implicitly: a migration's statements cannot roll back together.
     transactionalDdl: false,
     renameTable: true,

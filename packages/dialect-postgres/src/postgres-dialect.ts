@@ -44,6 +44,7 @@ export const postgresCapabilities = defineCapabilities({
   // Its compiler keeps a statement's text independent of its values: proven by the conformance suite's
   // "cached compile equals full compile" cases.
   shapeCache: true,
+  statementTimeout: true,
   // Schema changes: every ALTER in place, inside the migration's transaction, plus the forms that
   // keep a busy table writable (CONCURRENTLY, NOT VALID + VALIDATE). VIRTUAL generated columns
   // arrived in 18 and the dialect does not read the server's version, so only stored ones.

@@ -27,13 +27,7 @@ export abstract class CompoundCompiler extends SelectCompiler {
     for (let i = 0; i < node.orderBy.length; i++) {
       const item = node.orderBy[i] as (typeof node.orderBy)[number];
       const column = item.column as ColumnMeta;
-      let key: string;
-      if (item.nulls === undefined) key = this.orderItem(column, item.direction);
-      else {
-        const name = this.quoteName(column.name);
-        key = this.orderKey(column.kind === "enum" ? this.enumKey(column, name) : name, item.direction, item.nulls);
-      }
-      ordered += (i === 0 ? "" : ", ") + key;
+      ordered += (i === 0 ? "" : ", ") + this.orderItem(column, item.direction, item.nulls);
     }
     return ordered + this.limitOffset(node.limit, node.offset);
   }

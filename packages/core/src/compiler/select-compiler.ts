@@ -27,7 +27,7 @@ export abstract class SelectCompiler extends SchemaChangeCompiler {
       sql += " ORDER BY ";
       for (let i = 0; i < node.orderBy.length; i++) {
         const o = node.orderBy[i] as (typeof node.orderBy)[number];
-        sql += `${i === 0 ? "" : ", "}${this.orderItem(o.column as ColumnMeta, o.direction)}`;
+        sql += `${i === 0 ? "" : ", "}${this.orderItem(o.column as ColumnMeta, o.direction, o.nulls)}`;
       }
     }
     sql += this.limitOffset(node.limit, node.offset);
@@ -183,9 +183,11 @@ export abstract class SelectCompiler extends SchemaChangeCompiler {
    * The pinning SQL is written only for columns that need it: a NOT NULL, non-enum column stays a bare
    * column, so an index on it still serves the order.
    */
-  protected orderItem(column: ColumnMeta, direction: "asc" | "desc"): string {
+  protected orderItem(column: ColumnMeta, direction: "asc" | "desc", nulls?: "first" | "last"): string {
     const name = this.quoteName(column.name);
     const sorted = column.kind === "enum" ? this.enumKey(column, name) : name;
+    // Asked for explicitly: NULLS FIRST / LAST (or its IS NULL spelling), never dropped.
+    if (nulls !== undefined) return this.orderKey(sorted, direction, nulls);
     const nullable = !column.notNull && !column.primaryKey;
     return nullable ? this.nullsLargestSql(sorted, direction) : `${sorted} ${direction === "asc" ? "ASC" : "DESC"}`;
   }

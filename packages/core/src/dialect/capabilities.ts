@@ -86,6 +86,8 @@ export interface DialectCapabilities {
    * not declare it compiles every statement in full.
    */
   readonly shapeCache: boolean;
+  /** `statementTimeoutMs` is enforced by the server (PostgreSQL statement_timeout, MariaDB max_statement_time); otherwise it is refused. */
+  readonly statementTimeout: boolean;
   // ---- schema changes (migrations): which ALTERs the database has natively ------------------
   /** DDL runs inside a transaction and rolls back with it (PostgreSQL, SQLite; MySQL commits each DDL statement). */
   readonly transactionalDdl: boolean;
@@ -146,6 +148,7 @@ export const safeCapabilities: DialectCapabilities = Object.freeze({
   windowsPerSelect: 1,
   maxParams: 999,
   shapeCache: false,
+  statementTimeout: false,
   transactionalDdl: false,
   renameTable: false,
   renameColumn: false,

@@ -4,7 +4,7 @@ import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { Dialect } from "../dialect/dialect.js";
 import type { CatalogReader } from "../dialect/introspector.js";
 import { checkDialect, dialectFor } from "../dialect/registry.js";
-import { TempestError, ValidationError } from "../errors.js";
+import { TempestError, UnsupportedFeatureError, ValidationError } from "../errors.js";
 import type { PlaceholderSpec, Placeholders } from "../prepared/placeholder.js";
 import { PreparedStatement } from "../prepared/prepared-statement.js";
 import type { ModelClass } from "../schema/model.js";
@@ -24,7 +24,7 @@ export interface EngineOptions {
   logParams?: boolean;
   /** Query events at or above this duration have `slow: true` (default 1000 ms). */
   slowQueryMs?: number;
-  /** Server-side statement timeout, where the dialect supports one. */
+  /** Server-side statement timeout (capability `statementTimeout`); an UnsupportedFeatureError where the dialect has none (SQLite). */
   statementTimeoutMs?: number;
   /**
    * How where() reads plain `{ ne: ... }` objects. `"plain-objects"` (the default) takes them as
@@ -140,6 +140,34 @@ export interface SchemaAccess {
   readonly reader: CatalogReader;
 }
 
+const ENGINE_OPTIONS: ReadonlySet<string> = new Set([
+  "dialect",
+  "poolSize",
+  "onQuery",
+  "logParams",
+  "slowQueryMs",
+  "statementTimeoutMs",
+  "operators",
+  "acquireTimeoutMs",
+  "idleInTransactionTimeoutMs",
+  "transactionTimeoutMs",
+  "closeTimeoutMs",
+  "driver",
+] satisfies (keyof EngineOptions)[]);
+
+/**
+ * TEMPEST_OPERATORS, when no `operators` option is given: unset or empty is the default; anything but
+ * the two modes (`helpers_only`, `helpersonly`, ...) is refused rather than read as lenient.
+ */
+function operatorsFromEnvironment(): OperatorsMode {
+  const value = process.env.TEMPEST_OPERATORS;
+  if (value === undefined || value === "") return "plain-objects";
+  if (value === "helpers-only" || value === "plain-objects") return value;
+  throw new ValidationError(
+    `TEMPEST_OPERATORS must be "helpers-only" or "plain-objects" (or unset), got ${JSON.stringify(value.slice(0, 40))}: a misspelt mode would leave the engine reading plain operator objects`,
+  );
+}
+
 /** Creates an engine for a database URL; the scheme picks the dialect (`postgresql:`, `mysql:`, `sqlite:`). */
 export function createEngine(url: string, options: EngineOptions = {}): Engine {
   if (typeof url !== "string") throw new ValidationError("createEngine takes a database URL string");
@@ -148,7 +176,14 @@ export function createEngine(url: string, options: EngineOptions = {}): Engine {
   if (options.dialect !== undefined) checkDialect(dialect);
   const poolSize = options.poolSize ?? 10;
   if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new ValidationError("poolSize must be a positive integer");
-  const operators = options.operators ?? (process.env.TEMPEST_OPERATORS === "helpers-only" ? "helpers-only" : "plain-objects");
+  if (typeof options !== "object" || options === null) throw new ValidationError("createEngine: options must be an object");
+  // A misspelt option would be silently ignored: every option works or is refused.
+  for (const key of Object.keys(options)) {
+    if (!ENGINE_OPTIONS.has(key)) {
+      throw new ValidationError(`createEngine: unknown option "${key.slice(0, 60)}" (options: ${[...ENGINE_OPTIONS].join(", ")})`);
+    }
+  }
+  const operators = options.operators ?? operatorsFromEnvironment();
   if (operators !== "plain-objects" && operators !== "helpers-only") {
     throw new ValidationError(`operators must be "plain-objects" or "helpers-only", got a ${typeof operators}`);
   }
@@ -160,10 +195,21 @@ export function createEngine(url: string, options: EngineOptions = {}): Engine {
     }
     return value;
   };
+  const statementTimeoutMs = options.statementTimeoutMs;
+  if (statementTimeoutMs !== undefined) {
+    if (!Number.isSafeInteger(statementTimeoutMs) || statementTimeoutMs < 1 || statementTimeoutMs > 2_147_483_647)
+      throw new ValidationError("statementTimeoutMs must be a whole number of milliseconds from 1 to 2147483647");
+    if (!dialect.capabilitiesFor(url).statementTimeout)
+      throw new UnsupportedFeatureError(
+        dialect.name,
+        "statementTimeoutMs (a server-side statement timeout)",
+        "Leave it out: bound the work with limit(), or end a whole transaction with transactionTimeoutMs.",
+      );
+  }
   const core = new EngineCore(dialect, {
     url,
     poolSize,
-    statementTimeoutMs: options.statementTimeoutMs,
+    statementTimeoutMs,
     acquireTimeoutMs: duration("acquireTimeoutMs", 30_000),
     idleInTransactionTimeoutMs: duration("idleInTransactionTimeoutMs", 60_000),
     transactionTimeoutMs: duration("transactionTimeoutMs", 0),
