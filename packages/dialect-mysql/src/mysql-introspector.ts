@@ -1,7 +1,6 @@
 import type {
   CatalogReader,
   ColumnSnapshot,
-  DialectCapabilities,
   ForeignKeyAction,
   ForeignKeySnapshot,
   IndexSnapshot,
@@ -12,7 +11,6 @@ import type {
   TableSnapshot,
 } from "tempest-db-js";
 import { INTROSPECTOR_VERSION, SCHEMA_SNAPSHOT_VERSION } from "tempest-db-js";
-import { asMysqlCapabilities } from "./mysql-capabilities.js";
 import { canonicalMysqlSql, mysqlColumnType, mysqlDefault, parseMysqlSql } from "./mysql-schema-text.js";
 
 /**
@@ -26,8 +24,10 @@ import { canonicalMysqlSql, mysqlColumnType, mysqlDefault, parseMysqlSql } from 
  *   (ColumnSnapshot.unique), as `UNIQUE (col)` names it; any other unique index is an IndexSnapshot;
  * - the index InnoDB adds by itself for a foreign key (named after the constraint or its first column,
  *   on exactly its columns) is not listed: no model declares it, and dropping the key drops it;
- * - foreign keys are named `<table>_ibfk_<n>` in declaration order, as the server names them; an
- *   omitted ON DELETE is "restrict" on MariaDB (which reports its default so) and "no action" on MySQL;
+ * - foreign keys are named `<table>_ibfk_<n>` in declaration order, as the server names them. NO
+ *   ACTION and RESTRICT are one action in InnoDB (both check at once) and the servers report an
+ *   omitted ON DELETE differently (MariaDB RESTRICT, MySQL 8 NO ACTION), so both read "restrict":
+ *   a snapshot then does not depend on which server the models were snapshotted for;
  * - a text column with a `json_valid(col)` CHECK is json (MariaDB's JSON), one with a CHECK
  *   `col IN ('a', ...)` an enum.
  */
@@ -175,7 +175,7 @@ function readForeignKeys(rows: readonly Row[]): ForeignKeySnapshot[] {
 
 function action(rule: string): ForeignKeyAction {
   const lower = rule.toLowerCase();
-  return lower === "cascade" || lower === "restrict" || lower === "set null" ? lower : "no action";
+  return lower === "cascade" || lower === "set null" ? lower : "restrict";
 }
 
 function column(
@@ -200,8 +200,7 @@ function column(
   };
 }
 
-function modelTable(ddl: ModelTableDdl, capabilities: DialectCapabilities): TableSnapshot {
-  const mariadb = asMysqlCapabilities(capabilities).server.flavor === "mariadb";
+function modelTable(ddl: ModelTableDdl): TableSnapshot {
   return {
     name: ddl.name,
     columns: ddl.columns.map((c) => {
@@ -221,7 +220,7 @@ function modelTable(ddl: ModelTableDdl, capabilities: DialectCapabilities): Tabl
       columns: [...fk.columns],
       referencedTable: fk.referencedTable,
       referencedColumns: [...fk.referencedColumns],
-      onDelete: fk.onDelete ?? (mariadb ? "restrict" : "no action"),
+      onDelete: action(fk.onDelete ?? "restrict"),
     })),
   };
 }

@@ -92,6 +92,15 @@ function scalarTest(
   return value === undefined ? undefined : { kind, value };
 }
 
+/**
+ * A number's digits: a bare literal, or a quoted constant (PostgreSQL's canonical predicates write a
+ * number compared with a column quoted, `"priority" >= '5'`, the one spelling for every numeric type).
+ */
+function numberText(node: SqlNode): string | undefined {
+  const text = node.t === "literal" ? node.text : node.t === "string" && node.prefix === "" ? node.value : undefined;
+  return text !== undefined && /^-?\d+(\.\d+)?$/.test(text) ? text : undefined;
+}
+
 /** A literal as the column's TypeScript value: text kinds take strings, numbers numbers, numeric its digits as a string. */
 function scalar(node: SqlNode, column: ColumnSnapshot): Scalar | undefined {
   switch (column.kind) {
@@ -104,12 +113,13 @@ function scalar(node: SqlNode, column: ColumnSnapshot): Scalar | undefined {
     case "integer":
     case "real":
     case "bigint": {
-      if (node.t !== "literal") return undefined;
-      const n = Number(node.text);
+      const text = numberText(node);
+      if (text === undefined) return undefined;
+      const n = Number(text);
       return Number.isSafeInteger(n) || (column.kind === "real" && Number.isFinite(n)) ? n : undefined;
     }
     case "numeric":
-      return node.t === "literal" && /^-?\d+(\.\d+)?$/.test(node.text) ? node.text : undefined;
+      return numberText(node);
     case "boolean":
       return node.t === "keyword" && (node.word === "TRUE" || node.word === "FALSE") ? node.word === "TRUE" : undefined;
     default:
