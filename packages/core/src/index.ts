@@ -166,6 +166,7 @@ export type { ExecutedQuery } from "./engine/query-result.js";
 export { QueryResult } from "./engine/query-result.js";
 export type { OperatorsMode } from "./engine/refuse-plain-operators.js";
 export type { StreamOptions } from "./engine/row-stream.js";
+export { ReservedSession } from "./engine/reserved-session.js";
 export { RowStream } from "./engine/row-stream.js";
 export { Session } from "./engine/session.js";
 export { Transaction } from "./engine/transaction.js";

@@ -172,3 +172,45 @@ describe.each(targets)("the runner on $name", (target) => {
     },
   );
 });
+
+describe("the runner's lock on PostgreSQL", () => {
+  const pg = targets.find((t) => t.name === "PostgreSQL");
+  if (!pg) throw new Error("no PostgreSQL target");
+  let engine: Engine;
+  const folders: { remove: () => void }[] = [];
+  beforeAll(() => {
+    engine = engineFor(pg);
+  });
+  afterAll(async () => {
+    await engine.close();
+    for (const f of folders) f.remove();
+  });
+
+  // CREATE INDEX CONCURRENTLY waits for every open transaction to end: a migration lock held by a
+  // transaction of the runner's own made it wait forever (it did, before the lock moved to a reserved
+  // connection outside any transaction).
+  it("runs a CREATE INDEX CONCURRENTLY step while it holds the migration lock, and releases the lock after", async () => {
+    const historyTable = "mg_hist_cic";
+    await dropTables(engine, ["mg_cic", historyTable]);
+    await engine.execute(sql.raw("CREATE TABLE mg_cic (id integer PRIMARY KEY, a integer)")).rowsAffected();
+    const f = tempFolder("cic");
+    folders.push(f);
+    writeMigration(
+      f.path,
+      "20260101000000_cic",
+      `{ dialect: "PostgreSQL", up: [{ kind: "sql", sql: "CREATE INDEX CONCURRENTLY mg_cic_a ON mg_cic (a)", transactional: false }], down: null }`,
+    );
+    const up = migrateUp({ engine, folder: f.path, historyTable });
+    const hung = new Promise((_, reject) => setTimeout(() => reject(new Error("migrateUp still waiting after 20 s")), 20_000));
+    expect(await Promise.race([up, hung])).toEqual({ applied: ["20260101000000_cic"], skipped: [] });
+    const valid = await engine
+      .execute(sql.raw("SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'mg_cic_a'"))
+      .scalar();
+    expect(valid).toBe(true);
+    const held = await engine
+      .execute(sql.raw("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 32343"))
+      .scalar();
+    expect(held).toBe(0);
+    await dropTables(engine, ["mg_cic", historyTable]);
+  });
+});

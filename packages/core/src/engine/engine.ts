@@ -11,6 +11,7 @@ import type { ModelClass } from "../schema/model.js";
 import { EngineCore } from "./engine-core.js";
 import type { QueryEvent } from "./query-event.js";
 import type { OperatorsMode } from "./refuse-plain-operators.js";
+import { ReservedSession } from "./reserved-session.js";
 import { Session } from "./session.js";
 
 export interface EngineOptions {
@@ -57,6 +58,21 @@ export interface EngineOptions {
 export class Engine extends Session {
   session(): Session {
     return new Session(this.core);
+  }
+
+  /**
+   * Holds one pooled connection for `fn`; every statement on the session it is given runs on that
+   * connection, outside any transaction, one at a time. For session state that is not a transaction
+   * (a session-level lock); the connection goes back to the pool when `fn` settles.
+   */
+  async reserve<T>(fn: (session: ReservedSession) => Promise<T>): Promise<T> {
+    await this.core.ready();
+    const session = new ReservedSession(this.core, await this.core.acquire());
+    try {
+      return await fn(session);
+    } finally {
+      await session.release();
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Engine, Expression, TransactionHandle } from "tempest-db-js";
+import type { Engine, Expression } from "tempest-db-js";
 import { sql } from "tempest-db-js";
 import { MigrationLockTimeoutError } from "../errors.js";
 
@@ -20,25 +20,28 @@ export interface MigrationLock {
   hold<T>(engine: Engine, key: string, options: LockOptions, fn: () => Promise<T>): Promise<T>;
 }
 
-/** How often the lock's transaction runs a statement, so no idle-in-transaction guard ends it. */
+/** How often the lock's connection runs a statement, so a pooler or firewall does not drop it as idle. */
 const HEARTBEAT_MS = 2000;
 const POLL_MS = 250;
 
 /**
- * A lock held by a transaction of its own on one pooled connection, for as long as `fn` runs on the
- * others: the server releases it if this process dies, so a crashed deploy never leaves it behind.
- * `tryLock` answers 1 (or true) when it got the lock; `unlock` releases a session-level lock
- * before the connection goes back to the pool.
+ * A session-level lock held on one reserved connection (`engine.reserve`), outside any transaction,
+ * for as long as `fn` runs on the others: the server releases it if this process dies, so a crashed
+ * deploy never leaves it behind. Not a transaction on purpose: PostgreSQL's CREATE INDEX
+ * CONCURRENTLY waits for every open transaction to end, the lock's own included, so a lock held by a
+ * transaction would make every concurrent step of the migrations it guards wait forever.
+ * `tryLock` answers 1 (or true) when it got the lock; `unlock` releases it before the connection
+ * goes back to the pool.
  */
-function connectionLock(tryLock: (key: string) => Expression<any>, unlock: ((key: string) => Expression<any>) | undefined): MigrationLock {
+function connectionLock(tryLock: (key: string) => Expression<any>, unlock: (key: string) => Expression<any>): MigrationLock {
   return {
     perMigration: false,
     async hold(engine, key, options, fn) {
-      return engine.transaction(async (tx: TransactionHandle) => {
+      return engine.reserve(async (session) => {
         const deadline = Date.now() + options.waitMs;
         let waited = false;
         for (;;) {
-          const got = await tx.execute(tryLock(key)).scalar();
+          const got = await session.execute(tryLock(key)).scalar();
           if (got === true || Number(got) === 1) break;
           if (Date.now() >= deadline) {
             throw new MigrationLockTimeoutError(
@@ -51,7 +54,7 @@ function connectionLock(tryLock: (key: string) => Expression<any>, unlock: ((key
         }
         let beat: Promise<unknown> = Promise.resolve();
         const timer = setInterval(() => {
-          beat = tx
+          beat = session
             .execute(sql.raw("SELECT 1"))
             .rowsAffected()
             .catch(() => {});
@@ -61,7 +64,10 @@ function connectionLock(tryLock: (key: string) => Expression<any>, unlock: ((key
         } finally {
           clearInterval(timer);
           await beat;
-          if (unlock) await tx.execute(unlock(key)).rowsAffected();
+          await session
+            .execute(unlock(key))
+            .rowsAffected()
+            .catch(() => {});
         }
       });
     },
@@ -78,10 +84,10 @@ function lockNumber(key: string): number {
 /** The two-key form, with a first key of its own, so the number cannot collide with an application's one-key locks. */
 const PG_LOCK_CLASS = 0x7e57;
 
-/** PostgreSQL: a transaction-level advisory lock, released at the lock transaction's end. */
+/** PostgreSQL: a session-level advisory lock on the reserved connection. */
 export const advisoryLock: MigrationLock = connectionLock(
-  (key) => sql.expr`SELECT pg_try_advisory_xact_lock(${PG_LOCK_CLASS}, ${lockNumber(key)}) AS got`,
-  undefined,
+  (key) => sql.expr`SELECT pg_try_advisory_lock(${PG_LOCK_CLASS}, ${lockNumber(key)}) AS got`,
+  (key) => sql.expr`SELECT pg_advisory_unlock(${PG_LOCK_CLASS}, ${lockNumber(key)}) AS released`,
 );
 
 /** MySQL / MariaDB: a named lock of the lock connection's session. */
