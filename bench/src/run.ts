@@ -9,6 +9,7 @@ import { buildCompile } from "./sections/build-compile.js";
 import { claimScaling } from "./sections/claim-scaling.js";
 import { latencyPostgres } from "./sections/latency-postgres.js";
 import { memory } from "./sections/memory.js";
+import { migrationLocks } from "./sections/migration-locks.js";
 import { queryJoin } from "./sections/query-join.js";
 import { queueDrainMysql } from "./sections/queue-drain-mysql.js";
 import { queueDrainPostgres } from "./sections/queue-drain-postgres.js";
@@ -27,6 +28,7 @@ const sections: Record<string, Section> = {
   "sqlite-crud": sqliteCrud,
   "query-join": queryJoin,
   memory,
+  "migration-locks": migrationLocks,
 };
 
 function parseArgs(argv: readonly string[]) {
