@@ -28,3 +28,29 @@ export const fullAlterCapabilities: AlterCapabilities = Object.freeze({
   renameColumn: true,
   rebuildTable: false,
 });
+
+/** The flags a dialect declares (engine.capabilities) for the schema changes it compiles. */
+export interface DialectAlterFlags {
+  readonly alterColumn: boolean;
+  readonly alterConstraints: boolean;
+  readonly dropColumn: boolean;
+  readonly renameColumn: boolean;
+  readonly tableRebuild: boolean;
+}
+
+/**
+ * What the diff may plan on a database, from its dialect's capability flags (`engine.capabilities`).
+ * A database that cannot ALTER constraints (SQLite) cannot drop a column a key or constraint uses,
+ * nor add one that carries a constraint, either: those become a rebuild.
+ */
+export function alterCapabilitiesOf(flags: DialectAlterFlags): AlterCapabilities {
+  return Object.freeze({
+    alterColumn: flags.alterColumn,
+    alterForeignKeys: flags.alterConstraints,
+    dropColumn: flags.dropColumn,
+    dropConstrainedColumn: flags.dropColumn && flags.alterConstraints,
+    addConstrainedColumn: flags.alterConstraints,
+    renameColumn: flags.renameColumn,
+    rebuildTable: flags.tableRebuild,
+  });
+}

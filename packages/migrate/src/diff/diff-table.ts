@@ -1,5 +1,5 @@
 import type { ColumnSnapshot, ForeignKeySnapshot, SchemaChange, TableSnapshot } from "tempest-db-js";
-import { UnsupportedFeatureError, ValidationError } from "tempest-db-js";
+import { isKeyed, UnsupportedFeatureError, ValidationError } from "tempest-db-js";
 import type { AlterCapabilities } from "./alter-capabilities.js";
 import type { RenameHint } from "./migration-plan.js";
 import type { ResolvedRenames } from "./resolve-renames.js";
@@ -57,7 +57,8 @@ export function diffTable(before: TableSnapshot, after: TableSnapshot, ctx: Tabl
     // A name the target keeps, unless it now belongs to another column renamed onto it.
     if (columnRenames.has(column.name) || (afterNames.has(column.name) && !oldOf.has(column.name))) continue;
     dropped.push(column);
-    add({ kind: "dropColumn", table, column });
+    // Keyed by the table as it was: MySQL keeps a foreign key's index after the key itself is dropped.
+    add({ kind: "dropColumn", table, column, keyed: isKeyed(before, column.name) });
     const constrained =
       column.unique || before.primaryKey.includes(column.name) || before.foreignKeys.some((fk) => fk.columns.includes(column.name));
     if (!caps.dropColumn || (constrained && !caps.dropConstrainedColumn)) needsRebuild = true;
@@ -74,11 +75,11 @@ export function diffTable(before: TableSnapshot, after: TableSnapshot, ctx: Tabl
       continue;
     }
     if (sameColumnShape(source, column)) continue;
-    add({ kind: "alterColumn", table, from: { ...source, name: column.name }, to: column });
+    add({ kind: "alterColumn", table, from: { ...source, name: column.name }, to: column, keyed: isKeyed(after, column.name) });
     if (!caps.alterColumn) needsRebuild = true;
   }
   for (const column of added) {
-    add({ kind: "addColumn", table, column });
+    add({ kind: "addColumn", table, column, keyed: isKeyed(after, column.name) });
     const constrained =
       column.unique || (column.notNull && column.default?.kind !== "value") || column.default?.kind === "sql" || column.generated !== null;
     if (constrained && !caps.addConstrainedColumn) needsRebuild = true;

@@ -17,13 +17,13 @@ export function inverseChange(change: SchemaChange): SchemaChange | null {
     case "renameTable":
       return { kind: "renameTable", from: change.to, to: change.from };
     case "addColumn":
-      return { kind: "dropColumn", table: change.table, column: change.column };
+      return { kind: "dropColumn", table: change.table, column: change.column, keyed: change.keyed };
     case "dropColumn":
-      return { kind: "addColumn", table: change.table, column: change.column };
+      return { kind: "addColumn", table: change.table, column: change.column, keyed: change.keyed };
     case "renameColumn":
       return { kind: "renameColumn", table: change.table, from: change.to, to: change.from };
     case "alterColumn":
-      return { kind: "alterColumn", table: change.table, from: change.to, to: change.from };
+      return { kind: "alterColumn", table: change.table, from: change.to, to: change.from, keyed: change.keyed };
     case "createIndex":
       return { kind: "dropIndex", table: change.table, index: change.index, concurrently: change.concurrently };
     case "dropIndex":

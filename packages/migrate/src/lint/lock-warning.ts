@@ -17,8 +17,6 @@ export type LockRule =
   | "set-not-null-scans"
   /** ALTER COLUMN TYPE that rewrites the table and its indexes. */
   | "type-change-rewrites"
-  /** A changed enum: its CHECK is replaced, and the new one scans the table. */
-  | "enum-check-scans"
   /** ADD COLUMN with a volatile default: every row is written. */
   | "volatile-default-rewrites"
   /** ADD COLUMN ... NOT NULL without a default: fails on a table that has rows. */

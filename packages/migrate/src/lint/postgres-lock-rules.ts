@@ -1,6 +1,5 @@
 import type { SchemaChange } from "tempest-db-js";
 import { exhaustive } from "tempest-db-js";
-import { sameJson } from "../diff/snapshot-compare.js";
 import type { Blocked, LockLevel, LockRule } from "./lock-warning.js";
 import type { PlanState } from "./plan-state.js";
 import { typeChangeRewrites, typeChanges, volatileDefault } from "./postgres-rewrites.js";
@@ -22,7 +21,8 @@ export interface LockFinding {
  * PostgreSQL's locks for one change on a table that holds rows (the caller checks that). Facts from
  * PostgreSQL's documentation ("Explicit Locking", ALTER TABLE, CREATE INDEX) and the rules of
  * squawk and strong_migrations. Changes whose lock is brief (renames, drops of a column, a default,
- * NOT NULL) are not reported: the runner's lock_timeout bounds how long they wait for it.
+ * NOT NULL) are not reported: the runner's lock_timeout bounds how long they wait for it. Neither is a
+ * changed enum: the compiler adds its new CHECK NOT VALID and validates it in a second statement.
  */
 export function postgresFindings(change: SchemaChange, state: PlanState): LockFinding[] {
   const hasRows = (table: string) => state.hasRows(table);
@@ -140,21 +140,6 @@ function alterFindings(
         touchesEveryRow: "rewrite",
         what: `changing ${to.name} from ${from.kind} to ${to.kind} rewrites the table and its indexes while nothing else reads or writes it`,
         safeAlternative: "add a new column of the new type, backfill it in batches, move the application over, then drop the old one",
-        fixable: false,
-      }),
-    );
-  }
-  if (to.kind === "enum" && (from.kind !== "enum" || !sameJson(from.enumValues, to.enumValues))) {
-    found.push(
-      ...finding({
-        rule: "enum-check-scans",
-        table,
-        lock: "ACCESS EXCLUSIVE",
-        blocks: "reads and writes",
-        touchesEveryRow: "scan",
-        what: `the new values of ${to.name} replace its CHECK, which is checked against every row while nothing else reads or writes the table`,
-        safeAlternative:
-          "add the new CHECK NOT VALID, VALIDATE it, then drop the old one (by hand: the migration tool writes enum checks in one step)",
         fixable: false,
       }),
     );

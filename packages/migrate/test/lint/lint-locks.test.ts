@@ -148,7 +148,6 @@ describe("lintLocks on PostgreSQL", () => {
     expect(lintLocks(risky, { capabilities: postgres, facts: { t: { hasRows: true } } }).map((w) => w.rule)).toEqual([
       "type-change-rewrites",
       "type-change-rewrites",
-      "enum-check-scans",
     ]);
   });
 
