@@ -1,3 +1,5 @@
+import { ValidationError } from "../errors.js";
+import { describe } from "../expression/assert-bindable.js";
 import type { Expression } from "../expression/expression.js";
 import type { Subquery } from "./subquery.js";
 
@@ -85,4 +87,32 @@ export const op = {
   like: (pattern: string | Expression<any>): Operator<string> => make("like", pattern),
   /** Case-insensitive `like` (PostgreSQL ILIKE; lower() LIKE lower() elsewhere). */
   ilike: (pattern: string | Expression<any>): Operator<string> => make("ilike", pattern),
+  /**
+   * The field holds `text` (`LIKE '%text%'` with `text`'s `%`, `_` and `\` escaped): user text is
+   * matched as itself, never as a pattern. `{ ignoreCase: true }` folds A-Z as `ilike` does.
+   */
+  contains: literalLike("%", "%"),
+  /** The field starts with `text`, matched as itself (see contains). */
+  startsWith: literalLike("", "%"),
+  /** The field ends with `text`, matched as itself (see contains). */
+  endsWith: literalLike("%", ""),
 };
+
+export interface LiteralLikeOptions {
+  /** Fold the letters A-Z (and no others), as `ilike` does. */
+  readonly ignoreCase?: boolean;
+}
+
+function literalLike(before: string, after: string): (text: string, options?: LiteralLikeOptions) => Operator<string> {
+  return (text, options) => make(options?.ignoreCase === true ? "ilike" : "like", `${before}${escapeLike(text)}${after}`);
+}
+
+/**
+ * `text` with LIKE's wildcards `%` and `_` and the escape character `\` escaped, so that inside a
+ * pattern it matches only itself, on every dialect: `op.like(\`${escapeLike(prefix)}%\`)`.
+ */
+export function escapeLike(text: string): string {
+  if (typeof text !== "string")
+    throw new ValidationError(`escapeLike / op.contains / startsWith / endsWith take a string, got ${describe(text)}`);
+  return text.replace(/[\\%_]/g, "\\$&");
+}
