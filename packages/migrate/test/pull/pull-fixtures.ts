@@ -53,3 +53,13 @@ export class PullTag extends Model {
 }
 
 export const pullModelsFixture = [PullUser, PullTicket, PullTag];
+
+/** MySQL/MariaDB have no partial indexes: a unique one may only exclude NULLs there. */
+export class PullTicketMysql extends PullTicket {
+  static override indexes = [
+    index<PullTicket>("pull_tickets_due", ["status", "dueAt"]),
+    uniqueIndex<PullTicket>("pull_tickets_key", ["ownerId", "idempotencyKey"]).where({ idempotencyKey: op.isNull(false) }),
+  ];
+}
+
+export const pullModelsFixtureMysql = [PullUser, PullTicketMysql, PullTag];
