@@ -8,6 +8,9 @@ import { diffSchemas } from "./diff/diff-schemas.js";
 import type { PlannedChange, RenameHint } from "./diff/migration-plan.js";
 import { reversePlan } from "./diff/reverse-plan.js";
 import { MigrationStateError } from "./errors.js";
+import { lintLocks } from "./lint/lint-locks.js";
+import { safePlan } from "./lint/safe-plan.js";
+import { readTableFacts } from "./lint/table-facts.js";
 import type { StoredStatement } from "./migration.js";
 import { listMigrations } from "./migration-folder.js";
 import type { RenderedChange } from "./render-migration.js";
@@ -31,6 +34,14 @@ export interface GenerateOptions {
    */
   readonly from?: "snapshot" | "database";
   readonly historyTable?: string;
+  /**
+   * PostgreSQL: write the lock-safe form of each change that would hold a heavy lock on a table with
+   * rows (indexes CONCURRENTLY, constraints NOT VALID then validated, SET NOT NULL proven by a check)
+   * — the default; false keeps the plain form (the warnings still say what it locks).
+   */
+  readonly safe?: boolean;
+  /** Refuse (LockSafetyError) instead of writing a migration with lock warnings. */
+  readonly warningsAsErrors?: boolean;
   /** The timestamp in the file name (default now). */
   readonly now?: Date;
 }
@@ -110,18 +121,25 @@ export async function generateMigration(options: GenerateOptions): Promise<Gener
     managed.delete(options.historyTable ?? "tempest_migrations");
     from = await introspect(engine, { tables: [...managed] });
   }
-  const plan = diffSchemas(from, to, {
+  const diffed = diffSchemas(from, to, {
     capabilities: alterCapabilities(engine.capabilities),
     ...(options.renames ? { renames: options.renames } : {}),
     ...(options.allowDestructive ? { allowDestructive: options.allowDestructive } : {}),
   });
+  if (diffed.changes.length === 0) return { written: false, name: null, path: null, changes: [], hints: diffed.hints, warnings: [] };
+  // Which live tables hold rows decides what locks matter; a table the database lacks counts as holding some.
+  const existing = await introspect(engine, { tables: from.tables.map((t) => t.name) });
+  const lint = { capabilities: engine.capabilities, facts: await readTableFacts(engine, existing.tables) };
+  const plan = options.safe === false ? diffed : safePlan(diffed, lint);
   const changes = plan.changes.map((c) => c.label);
-  if (plan.changes.length === 0) return { written: false, name: null, path: null, changes, hints: plan.hints, warnings: [] };
   const up = await compiled(engine, plan.changes);
+  const copies = new Map(plan.changes.map((p, i) => [p.change, up[i]?.statements.some((s) => s.copiesTable) === true]));
+  const warnings = lintLocks(plan, {
+    ...lint,
+    copiesTable: (change) => copies.get(change) === true,
+    ...(options.warningsAsErrors ? { warningsAsErrors: true } : {}),
+  }).map((w) => w.message);
   const down = await compiled(engine, reversePlan(plan).changes);
-  const warnings = up.flatMap((c) =>
-    c.statements.filter((s) => s.copiesTable).map((s) => `${c.label} copies the whole table while writes wait: ${s.sql}`),
-  );
 
   const taken = new Set(listMigrations(folder).map((f) => f.name));
   const base = stamp(options.now ?? new Date());

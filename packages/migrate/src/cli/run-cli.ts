@@ -34,6 +34,9 @@ Options:
                      generate: allow a destructive change by its label ("drop column t.c"), or all
   --rename-table <old=new>, --rename-column <table.old=new>
                      generate: declare a rename (never guessed)
+  --unsafe           generate: keep the plain form of changes that lock a table with rows
+                     (default: the lock-safe form on PostgreSQL, e.g. CREATE INDEX CONCURRENTLY)
+  --strict           generate: refuse to write a migration with lock-safety warnings
   --out <file>       pull: the TypeScript file to write
   --resume           up: go on with a migration that failed part way, from its first step not done
   --json             print one JSON document for scripts instead of progress and a summary
@@ -54,6 +57,8 @@ interface Args {
   readonly resume: boolean;
   readonly from: string | undefined;
   readonly out: string | undefined;
+  readonly unsafe: boolean;
+  readonly strict: boolean;
   readonly allow: readonly string[];
   readonly renameTable: readonly string[];
   readonly renameColumn: readonly string[];
@@ -109,6 +114,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       renames: { tables: pairs(args.renameTable, "--rename-table"), columns: pairs(args.renameColumn, "--rename-column") },
       ...(args.allow.length > 0 ? { allowDestructive: args.allow.includes("all") ? "all" : args.allow } : {}),
       ...(config.historyTable === undefined ? {} : { historyTable: config.historyTable }),
+      ...(args.unsafe ? { safe: false } : {}),
+      ...(args.strict ? { warningsAsErrors: true } : {}),
     });
     const hints = result.hints.map((h) =>
       h.kind === "table"
@@ -228,6 +235,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         resume: values.resume === true,
         from: values.from,
         out: values.out,
+        unsafe: values.unsafe === true,
+        strict: values.strict === true,
         allow: values["allow-destructive"] ?? [],
         renameTable: values["rename-table"] ?? [],
         renameColumn: values["rename-column"] ?? [],
@@ -259,6 +268,8 @@ function parse(argv: readonly string[]) {
       resume: { type: "boolean" },
       from: { type: "string" },
       out: { type: "string" },
+      unsafe: { type: "boolean" },
+      strict: { type: "boolean" },
       "allow-destructive": { type: "string", multiple: true },
       "rename-table": { type: "string", multiple: true },
       "rename-column": { type: "string", multiple: true },
