@@ -118,7 +118,7 @@ export class QueryError extends TempestError {
     retryable?: boolean | undefined;
     cause: unknown;
   }) {
-    super(`${args.message}\n  sql: ${args.sql}`, { cause: args.cause });
+    super(`${args.message}\n  ${sqlInMessage(args.sql)}`, { cause: args.cause });
     this.sql = args.sql;
     this.params = args.params;
     this.kind = args.kind;
@@ -262,4 +262,18 @@ export function queryErrorClass(kind: QueryErrorKind): typeof QueryError {
   if (kind === "pool-timeout") return PoolTimeoutError;
   if (kind === "transaction-timeout") return TransactionTimeoutError;
   return QueryError;
+}
+
+/** The most of a statement's SQL an error message repeats; the whole text stays in `error.sql`. */
+export const MAX_SQL_IN_MESSAGE = 500;
+
+/**
+ * The statement as an error message shows it: whole when short, else its kind and table first, its
+ * length, and its first MAX_SQL_IN_MESSAGE characters (a 120-row insert is 11 KB of placeholders).
+ */
+export function sqlInMessage(sql: string): string {
+  if (sql.length <= MAX_SQL_IN_MESSAGE) return `sql: ${sql}`;
+  const kind = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "statement";
+  const table = /\b(?:INTO|UPDATE|FROM|TABLE)\s+("(?:[^"]|"")+"|`(?:[^`]|``)+`|[\w.]+)/i.exec(sql)?.[1];
+  return `sql (${kind}${table ? ` ${table}` : ""}, ${sql.length} characters, the first ${MAX_SQL_IN_MESSAGE} shown): ${sql.slice(0, MAX_SQL_IN_MESSAGE)}…`;
 }
