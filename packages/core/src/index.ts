@@ -16,6 +16,21 @@ export type {
 } from "./ast/condition-node.js";
 export type { CteBody, CteNode } from "./ast/cte-node.js";
 export type {
+  AggregateOfNode,
+  ArithmeticNode,
+  ArithmeticOperator,
+  CaseBranch,
+  CaseNode,
+  CastNode,
+  ComparisonNode,
+  ComparisonOperator,
+  FunctionCallNode,
+  NegateNode,
+  ScalarFunction,
+  TypedExpressionNode,
+  ValueType,
+} from "./ast/expression-node.js";
+export type {
   JoinKind,
   JoinNode,
   NestedGroup,
@@ -173,6 +188,8 @@ export { Transaction } from "./engine/transaction.js";
 export * from "./errors.js";
 export type { Expression } from "./expression/expression.js";
 export { isExpression } from "./expression/expression.js";
+export type { ExpressionAggregateOptions, ExpressionFunctions, SumOfKind } from "./expression/fn.js";
+export { col, fn } from "./expression/fn.js";
 export { sql } from "./expression/sql.js";
 export type { PlaceholderKind, PlaceholderSpec, Placeholders, PlaceholderValues, PlaceholderValueTypes } from "./prepared/placeholder.js";
 export { PreparedStatement } from "./prepared/prepared-statement.js";
@@ -199,6 +216,29 @@ export { sortSnapshot } from "./schema/sort-snapshot.js";
 export type { TableMeta } from "./schema/table-meta.js";
 export { tableMeta } from "./schema/table-meta.js";
 export type {
+  AnyOperand,
+  Arithmetic,
+  ArithmeticCheck,
+  ArithmeticKind,
+  CaseExpression,
+  CastKind,
+  CoalesceOf,
+  ExtremeOf,
+  FamilyOf,
+  JsOf,
+  KindOf,
+  NullOf,
+  NumberKind,
+  NumberOperand,
+  NumberRefOf,
+  RefExpression,
+  RefKind,
+  Resolved,
+  SameFamily,
+  TextKind,
+  ValueOf,
+} from "./types/expression-types.js";
+export type {
   ColumnValue,
   FieldCondition,
   FieldOf,
@@ -211,6 +251,7 @@ export type {
   WhereArg,
   WhereInput,
 } from "./types/model-types.js";
+export type { QueryExpressionHelpers, QueryNumber, QueryOperand } from "./types/query-expression-types.js";
 export type {
   AllNullable,
   JoinedRow,

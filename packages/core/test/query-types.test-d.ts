@@ -113,7 +113,7 @@ describe("subqueries", () => {
     select(Customer).where({ id: { in: select(Order).columns({ c: "customerId" }) } });
     // @ts-expect-error a subquery of strings for a number column
     select(Customer).where({ id: { in: select(Order).columns({ s: "status" }) } });
-    expectTypeOf(ref(Customer, "c", "name")).toEqualTypeOf<import("../src/index.js").Expression<string>>();
+    expectTypeOf(ref(Customer, "c", "name")).toEqualTypeOf<import("../src/index.js").Expression<string, "text">>();
   });
 });
 

@@ -59,6 +59,13 @@ const KINDS: Record<TreeNodeKind, true> = {
   windowKey: true,
   windowFrame: true,
   frameBound: true,
+  arithmetic: true,
+  negate: true,
+  functionCall: true,
+  case: true,
+  cast: true,
+  comparison: true,
+  aggregateOf: true,
 };
 
 const node = (q: { toNode(): StatementNode }) => q.toNode();

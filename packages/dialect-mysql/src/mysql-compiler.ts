@@ -2,6 +2,7 @@ import type {
   AlterColumnChange,
   BeginOptions,
   ColumnDefinition,
+  ColumnKind,
   ColumnMeta,
   CompileContext,
   CompoundNode,
@@ -144,6 +145,51 @@ export class MysqlCompiler extends SqlCompiler {
   /** `CAST(x AS DOUBLE)` needs MySQL 8.0.17; adding a double literal makes a double on every version. */
   override floatSql(sql: string): string {
     return `(${sql} + 0e0)`;
+  }
+
+  // ---- typed expressions (see ExpressionCompiler) -----------------------------------------
+  override expressionTypeSql(kind: ColumnKind): string {
+    switch (kind) {
+      case "integer":
+      case "bigint":
+      case "boolean":
+        return "SIGNED";
+      case "numeric":
+        return "DECIMAL(65, 30)";
+      case "datetime":
+        return "DATETIME(3)";
+      case "date":
+        return "DATE";
+      case "real":
+        return "DOUBLE";
+      default:
+        return "CHAR";
+    }
+  }
+
+  /** Texts, uuids and booleans bind as they are: a CAST AS CHAR would give them the connection's collation. */
+  override typedParamSql(sql: string, kind: ColumnKind): string {
+    return kind === "integer" || kind === "bigint" || kind === "numeric" || kind === "datetime" || kind === "date" || kind === "real"
+      ? super.typedParamSql(sql, kind)
+      : sql;
+  }
+
+  /** Integer arithmetic is 64-bit already. */
+  override wideIntegerSql(sql: string): string {
+    return sql;
+  }
+
+  /** `/` of integers is a decimal here; DIV truncates toward zero. */
+  override integerDivideSql(left: string, right: string): string {
+    return `(${left} DIV ${right})`;
+  }
+
+  override truncateToIntegerSql(sql: string): string {
+    return `CAST(TRUNCATE(${sql}, 0) AS SIGNED)`;
+  }
+
+  override extremeSkipsNulls(): boolean {
+    return false;
   }
 
   /** An INTERSECT ALL / EXCEPT ALL reads the chain before it as a derived table on MariaDB (see `bagOperatorChains`). */

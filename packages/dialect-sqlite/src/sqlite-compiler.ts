@@ -2,6 +2,7 @@ import type {
   AddedColumn,
   BeginOptions,
   ColumnDefinition,
+  ColumnKind,
   CompileContext,
   DialectCapabilities,
   InListNode,
@@ -92,6 +93,44 @@ export class SqliteCompiler extends SqlCompiler {
   /** Always an error, whatever the options: a lock that silently does not exist loses rows under load. */
   override lockClause(lock: LockClause): string {
     return this.unsupported(lock.strength === "update" ? "row locks (forUpdate)" : "shared row locks (forShare)", NO_ROW_LOCKS_HINT);
+  }
+
+  // ---- typed expressions (see ExpressionCompiler) -----------------------------------------
+  override expressionTypeSql(kind: ColumnKind): string {
+    switch (kind) {
+      case "integer":
+      case "bigint":
+      case "boolean":
+        return "INTEGER";
+      case "real":
+        return "REAL";
+      default:
+        return "TEXT";
+    }
+  }
+
+  /** Numbers bind typed (a JavaScript number would be a REAL); everything else is stored as it binds. */
+  override typedParamSql(sql: string, kind: ColumnKind): string {
+    return kind === "integer" || kind === "bigint" || kind === "real" ? `CAST(${sql} AS ${this.expressionTypeSql(kind)})` : sql;
+  }
+
+  /** Integers are 64-bit already. */
+  override wideIntegerSql(sql: string): string {
+    return sql;
+  }
+
+  /** CAST to INTEGER truncates toward zero. */
+  override truncateToIntegerSql(sql: string): string {
+    return `CAST(${sql} AS INTEGER)`;
+  }
+
+  override extremeSkipsNulls(): boolean {
+    return false;
+  }
+
+  /** The scalar MAX / MIN of several arguments: NULL when any is. */
+  override extremeSql(fn: "greatest" | "least", args: readonly string[]): string {
+    return `${fn === "greatest" ? "MAX" : "MIN"}(${args.join(", ")})`;
   }
 
   columnType(column: ColumnDefinition): string {

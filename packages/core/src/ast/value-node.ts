@@ -1,4 +1,5 @@
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
+import type { TypedExpressionNode } from "./expression-node.js";
 import type { SelectNode } from "./statement-node.js";
 import type { WindowNode } from "./window-node.js";
 
@@ -105,7 +106,8 @@ export type ExpressionNode =
   | ExistsNode
   | OutputColumnNode
   | PlaceholderNode
-  | WindowNode;
+  | WindowNode
+  | TypedExpressionNode;
 export type ValueNode = ParamNode | ExpressionNode;
 
 // ---- factories: the only places a value node is made; each returns a frozen node ---------------

@@ -189,6 +189,30 @@ export function forEachChild<S>(node: TreeNode, visit: (child: TreeNode, state: 
       visit(node.fn, state);
       visit(node.spec, state);
       return;
+    // typed expressions: their operands and conditions, in the order the compiler writes them
+    case "arithmetic":
+    case "comparison":
+      visit(node.left, state);
+      visit(node.right, state);
+      return;
+    case "negate":
+    case "cast":
+      visit(node.operand, state);
+      return;
+    case "functionCall":
+      for (const arg of node.args) visit(arg, state);
+      return;
+    case "case":
+      for (const branch of node.branches) {
+        visit(branch.when, state);
+        visit(branch.value, state);
+      }
+      if (node.otherwise !== undefined) visit(node.otherwise, state);
+      return;
+    case "aggregateOf":
+      if (node.filter !== undefined) visit(node.filter, state);
+      if (node.operand !== undefined) visit(node.operand, state);
+      return;
     case "param":
     case "raw":
     case "excluded":

@@ -4,17 +4,22 @@ import { aggregateNode, existsNode, scalarSubqueryNode, sourceColumnNode } from 
 import { ValidationError } from "../errors.js";
 import type { Expression } from "../expression/expression.js";
 import { brandExpression } from "../expression/expression.js";
+import { expressionBuilders } from "../expression/expression-builders.js";
+import type { ExpressionAggregateOptions, SumOfKind } from "../expression/fn.js";
 import type { ModelClass } from "../schema/model.js";
 import { sourceMeta } from "../schema/source-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { columnOf, tableMeta } from "../schema/table-meta.js";
+import type { KindOf, NumberOperand, RefExpression, RefKind, Resolved, ValueOf } from "../types/expression-types.js";
 import type { ColumnValue, FieldOf } from "../types/model-types.js";
-import type { NumberRef, RefOf, RefValue, Sources, SumOf } from "../types/query-types.js";
+import type { QueryExpressionHelpers, QueryNumber, QueryOperand } from "../types/query-expression-types.js";
+import type { NumberRef, QueryWhereArg, RefOf, RefValue, Sources, SumOf } from "../types/query-types.js";
 import type { OffsetOptions, WindowableAggregate, WindowFunction } from "../types/window-types.js";
 import type { Executable } from "./executable.js";
 import { isExecutable } from "./executable.js";
 import type { QueryScope } from "./query-scope.js";
 import { refColumn } from "./query-scope.js";
+import { resolveWhere } from "./resolve-where.js";
 import { windowableAggregate, windowHelpers } from "./window-helpers.js";
 
 /**
@@ -22,7 +27,24 @@ import { windowableAggregate, windowHelpers } from "./window-helpers.js";
  * the aggregates, `ref` (a column of any source as an operand), and the window functions.
  * An aggregate with `.over(window)` is computed per row over its window (docs/window-functions.md).
  */
-export interface QueryHelpers<I, S extends Sources> {
+export interface QueryHelpers<I, S extends Sources> extends QueryExpressionHelpers<I, S> {
+  // Over an expression, or with a filter: not windowable (see QueryExpressionHelpers for the rest).
+  count(value: Expression<any, any>, options?: ExpressionAggregateOptions<QueryWhereArg<I, S>>): Expression<number, "integer">;
+  count(value: RefOf<I, S>, options: ExpressionAggregateOptions<QueryWhereArg<I, S>>): Expression<number, "integer">;
+  sum<A extends QueryNumber<I, S>>(value: A, options: ExpressionAggregateOptions<QueryWhereArg<I, S>>): SumOfKind<Resolved<I, S, A>>;
+  sum<A extends NumberOperand & Expression<any, any>>(value: A): SumOfKind<A>;
+  avg<A extends QueryNumber<I, S>>(value: A, options: ExpressionAggregateOptions<QueryWhereArg<I, S>>): SumOfKind<Resolved<I, S, A>>;
+  avg<A extends NumberOperand & Expression<any, any>>(value: A): SumOfKind<A>;
+  min<A extends QueryOperand<I, S>>(
+    value: A,
+    options: ExpressionAggregateOptions<QueryWhereArg<I, S>>,
+  ): Expression<ValueOf<Resolved<I, S, A>> | null, KindOf<Resolved<I, S, A>>>;
+  min<A extends Expression<any, any>>(value: A): Expression<ValueOf<A> | null, KindOf<A>>;
+  max<A extends QueryOperand<I, S>>(
+    value: A,
+    options: ExpressionAggregateOptions<QueryWhereArg<I, S>>,
+  ): Expression<ValueOf<Resolved<I, S, A>> | null, KindOf<Resolved<I, S, A>>>;
+  max<A extends Expression<any, any>>(value: A): Expression<ValueOf<A> | null, KindOf<A>>;
   /** COUNT(*), or COUNT(field): rows where it is not NULL. Always a number. */
   count(ref?: RefOf<I, S>): WindowableAggregate<number, I, S>;
   /** COUNT(DISTINCT field); no database computes it over a window. */
@@ -34,7 +56,7 @@ export interface QueryHelpers<I, S extends Sources> {
   min<K extends RefOf<I, S>>(ref: K): WindowableAggregate<RefValue<I, S, K> | null, I, S>;
   max<K extends RefOf<I, S>>(ref: K): WindowableAggregate<RefValue<I, S, K> | null, I, S>;
   /** A source's column as a value: `"alias"."column"`. */
-  ref<K extends RefOf<I, S>>(ref: K): Expression<RefValue<I, S, K>>;
+  ref<K extends RefOf<I, S>>(ref: K): RefExpression<I, S, K>;
   /** ROW_NUMBER(): 1, 2, 3, ... in the window's order, per partition. */
   rowNumber(): WindowFunction<number, I, S>;
   /** RANK(): peers (equal order keys) share a rank, and the next rank skips: 1, 1, 3. */
@@ -65,19 +87,30 @@ export function queryHelpers(scope: QueryScope | TableMeta): QueryHelpers<any, a
 }
 
 function makeHelpers(scope: QueryScope | TableMeta): QueryHelpers<any, any> {
-  const aggregate = (fn: AggregateFunction, distinct: boolean, ref: unknown): Expression<any> =>
-    windowableAggregate(scope, aggregateNode(fn, distinct, ref === undefined ? undefined : refColumn(scope, ref, fn)));
+  const builders = expressionBuilders({
+    ref: (name) => sourceColumnNode(refColumn(scope, name, "q.ref")),
+    condition: (input, where) => resolveWhere(scope, input, where),
+  });
+  // A field alone: the windowable aggregate of the column; an expression, or a filter: the aggregate of builders.
+  const aggregate = (fn: AggregateFunction, distinct: boolean, ref: unknown, options?: unknown): Expression<any> => {
+    if (options !== undefined || (ref !== undefined && typeof ref !== "string")) {
+      return builders[fn](ref, { ...(options as object), ...(distinct ? { distinct } : {}) });
+    }
+    return windowableAggregate(scope, aggregateNode(fn, distinct, ref === undefined ? undefined : refColumn(scope, ref, fn)));
+  };
   return Object.freeze({
     ...windowHelpers(scope),
-    count: (ref?: string) => aggregate("count", false, ref),
+    ...builders,
+    countIf: (condition: unknown) => builders.count(undefined, { filter: condition }),
+    count: (ref?: string, options?: unknown) => aggregate("count", false, ref, options),
     countDistinct: (ref: string) => {
       if (ref === undefined) throw new ValidationError("countDistinct needs a field");
       return aggregate("count", true, ref);
     },
-    sum: (ref: string) => aggregate("sum", false, ref),
-    avg: (ref: string) => aggregate("avg", false, ref),
-    min: (ref: string) => aggregate("min", false, ref),
-    max: (ref: string) => aggregate("max", false, ref),
+    sum: (ref: string, options?: unknown) => aggregate("sum", false, ref, options),
+    avg: (ref: string, options?: unknown) => aggregate("avg", false, ref, options),
+    min: (ref: string, options?: unknown) => aggregate("min", false, ref, options),
+    max: (ref: string, options?: unknown) => aggregate("max", false, ref, options),
     ref: (ref: string) => brandExpression(sourceColumnNode(refColumn(scope, ref, "ref"))),
   }) as unknown as QueryHelpers<any, any>;
 }
@@ -96,11 +129,11 @@ export function ref<M extends ModelClass, F extends FieldOf<InstanceType<M>>>(
   model: M,
   alias: string,
   field: F,
-): Expression<ColumnValue<InstanceType<M>[F]>> {
+): Expression<ColumnValue<InstanceType<M>[F]>, RefKind<InstanceType<M>, {}, F>> {
   const table = tableMeta(model);
   columnOf(table, field, `ref(${model.name}, "${String(alias)}")`);
   const column = sourceMeta(table, alias, "ref").byField.get(field);
-  return brandExpression(sourceColumnNode(column as NonNullable<typeof column>));
+  return brandExpression(sourceColumnNode(column as NonNullable<typeof column>)) as never;
 }
 
 function selectOf(query: unknown, what: string): SelectNode {

@@ -1,10 +1,12 @@
 import { andNodes } from "../ast/condition-node.js";
+import { isTypedExpression } from "../ast/expression-node.js";
 import type { JoinKind } from "../ast/query-node.js";
 import type { OrderByItem, SelectNode, StatementNode, SubqueryNode } from "../ast/statement-node.js";
 import { orderByItem, selectNode, subqueryNode } from "../ast/statement-node.js";
 import { outputColumnNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import type { Expression } from "../expression/expression.js";
+import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
 import { sourceMeta } from "../schema/source-meta.js";
@@ -41,6 +43,7 @@ import { freezeSelect, nonNegativeInteger, orderItem, selectionOf, withSelect } 
 import { addJoin, checkSelect, resolveGroupBy, resolveHaving, resolveSelections, selectionColumns, withParts } from "./select-parts.js";
 import type { Subquery } from "./subquery.js";
 import { makeSubquery, markSubquery } from "./subquery.js";
+import { refuseWindowValue } from "./window-rules.js";
 
 export type { ForUpdateOptions, LockTarget } from "./lock-options.js";
 
@@ -115,10 +118,24 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
   }
 
   /** Adds a sort key (a field, `"alias.field"`, or a key of `.columns()`); call again for further keys. */
-  orderBy(key: OrderKey<I, R, S>, direction: "asc" | "desc" = "asc", options?: OrderByOptions): SelectBuilder<I, R, S> {
+  orderBy(
+    key: OrderKey<I, R, S> | Expression<any, any>,
+    direction: "asc" | "desc" = "asc",
+    options?: OrderByOptions,
+  ): SelectBuilder<I, R, S> {
     if (direction !== "asc" && direction !== "desc") throw new ValidationError(`orderBy: direction must be "asc" or "desc"`);
     const node = this.#node;
     const previous = node.orderBy;
+    const expression = expressionNode(key);
+    if (expression !== undefined) {
+      if (!isTypedExpression(expression))
+        throw new ValidationError("orderBy: takes a field, a projection key or a typed expression (fn.*, q.*)");
+      refuseWindowValue(expression, "orderBy");
+      const nulls = options?.nulls;
+      if (nulls !== undefined && nulls !== "first" && nulls !== "last")
+        throw new ValidationError(`orderBy: nulls must be "first" or "last"`);
+      return this.#next(withSelect(node, "orderBy", Object.freeze([...previous, orderByItem(undefined, expression, direction, nulls)])));
+    }
     if (node.parts === undefined && options === undefined) {
       const shared = orderItem(columnOf(node.table, key as string, "orderBy"), direction);
       return this.#next(withSelect(node, "orderBy", previous.length === 0 ? shared.alone : Object.freeze([...previous, shared.item])));
@@ -249,9 +266,9 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
   }
 
   /** GROUP BY these references; combine with `.columns()` aggregates. */
-  groupBy(...refs: RefOf<I, S>[]): SelectBuilder<I, R, S> {
+  groupBy(...refs: (RefOf<I, S> | Exclude<keyof R & string, RefOf<I, S>> | Expression<any, any>)[]): SelectBuilder<I, R, S> {
     const node = this.#node;
-    const groupBy = resolveGroupBy(this.#scopeNow(), refs);
+    const groupBy = resolveGroupBy(this.#scopeNow(), refs, node.parts?.selections);
     const previous = node.parts?.groupBy;
     const parts = withParts(node.parts, "groupBy", previous === undefined || previous.length === 0 ? groupBy : [...previous, ...groupBy]);
     return this.#withParts(parts, node.columns, this.#scope);

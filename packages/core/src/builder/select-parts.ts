@@ -1,11 +1,11 @@
 import type { ConditionNode } from "../ast/condition-node.js";
 import { compareNode } from "../ast/condition-node.js";
+import { isTypedExpression } from "../ast/expression-node.js";
 import type { JoinKind, QueryParts, SelectionNode, SourceMeta } from "../ast/query-node.js";
 import { freshQueryParts, joinNode, NO_PARTS, selectionNode } from "../ast/query-node.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
-import { sourceColumnNode } from "../ast/value-node.js";
-import { findInTree, isNestedQuery } from "../ast/walk-tree.js";
+import { outputColumnNode, sourceColumnNode } from "../ast/value-node.js";
 import { outerJoinedAliases } from "../compiler/compiled-query.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
@@ -20,8 +20,9 @@ import { isQualified, joinScope, refColumn } from "./query-scope.js";
 import { fieldNames, isPlainRecord } from "./resolve-set.js";
 import { resolveWhere } from "./resolve-where.js";
 import { aggregateResult, conversionNameOf, internColumns, resultColumn } from "./result-columns.js";
+import { typedResult } from "./typed-result.js";
 import { windowResult } from "./window-helpers.js";
-import { checkWindowGrouping, refuseWindowsInHaving, refuseWindowsWithLock } from "./window-rules.js";
+import { checkWindowGrouping, holdsAggregate, refuseWindowsInHaving, refuseWindowsWithLock, refuseWindowValue } from "./window-rules.js";
 
 /** The parts a builder method changes, one per call. */
 type PartsKey = Exclude<keyof QueryParts, "kind">;
@@ -122,6 +123,15 @@ export function resolveSelections(scope: QueryScope | SelectNode["table"], spec:
         const inner = node.select.columns[0] as ColumnMeta;
         return selectionNode(key, node, resultColumn(inner, key, inner.kind, false, conversionNameOf(inner)));
       }
+      case "arithmetic":
+      case "negate":
+      case "functionCall":
+      case "case":
+      case "cast":
+      case "comparison":
+      case "aggregateOf":
+        refuseWindowValue(node, at);
+        return selectionNode(key, node, typedResult(node.type, key));
       default:
         throw new ValidationError(
           `${at}: a ${node.kind} expression has no declared type; select a field, an aggregate (q.count(), q.sum(...)) or scalar(subquery), or use a typed raw query`,
@@ -130,10 +140,27 @@ export function resolveSelections(scope: QueryScope | SelectNode["table"], spec:
   });
 }
 
-/** GROUP BY references as source columns. */
-export function resolveGroupBy(scope: QueryScope | SelectNode["table"], refs: readonly unknown[]): ValueNode[] {
+/** GROUP BY references as source columns, and typed expressions as they are. */
+export function resolveGroupBy(
+  scope: QueryScope | SelectNode["table"],
+  refs: readonly unknown[],
+  selections: readonly SelectionNode[] | undefined,
+): ValueNode[] {
   if (refs.length === 0) throw new ValidationError("groupBy: name at least one field");
-  return refs.map((ref) => sourceColumnNode(refColumn(scope, ref, "groupBy")));
+  return refs.map((ref) => {
+    const node = expressionNode(ref);
+    if (node === undefined) {
+      // A key of the projection that is a typed expression: grouped by its position (see groupByList).
+      const selected = typeof ref === "string" && !scope.byField.has(ref) ? selections?.find((s) => s.key === ref) : undefined;
+      if (selected !== undefined && isTypedExpression(selected.value) && !holdsAggregate(selected.value))
+        return outputColumnNode(ref as string);
+      return sourceColumnNode(refColumn(scope, ref, "groupBy"));
+    }
+    if (!isTypedExpression(node) || holdsAggregate(node)) {
+      throw new ValidationError("groupBy: takes fields and typed expressions (fn.*, q.*) without aggregates");
+    }
+    return node;
+  });
 }
 
 /**
@@ -171,14 +198,7 @@ class SelectionFields {
  * aggregate their own rows, nor as the function of a window, which keeps the rows).
  */
 export function aggregates(parts: QueryParts | undefined): boolean {
-  for (const selection of parts?.selections ?? []) {
-    const found = findInTree(
-      selection.value,
-      (node) => (node.kind === "aggregate" ? true : undefined),
-      (node) => node.kind !== "window" && !isNestedQuery(node),
-    );
-    if (found) return true;
-  }
+  for (const selection of parts?.selections ?? []) if (holdsAggregate(selection.value)) return true;
   return false;
 }
 

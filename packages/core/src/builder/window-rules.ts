@@ -85,6 +85,20 @@ function holdsWindow(node: ValueNode): boolean {
 }
 
 /**
+ * A value that is or holds an aggregate (a sum inside arithmetic counts: the select then groups),
+ * not in its subqueries, which aggregate their own rows, nor as a window's function, which keeps them.
+ */
+export function holdsAggregate(node: ValueNode): boolean {
+  return (
+    findInTree(
+      node,
+      (n) => (n.kind === "aggregate" || n.kind === "aggregateOf" ? true : undefined),
+      (n) => n.kind !== "window" && !isNestedQuery(n),
+    ) === true
+  );
+}
+
+/**
  * In a grouped select windows run over the groups: every column they name must be a grouping
  * column, or PostgreSQL refuses the statement and the others pick a value from any row of the group.
  * Checked once groupBy names columns (whichever of columns() and groupBy() comes first).

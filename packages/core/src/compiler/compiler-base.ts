@@ -1,3 +1,4 @@
+import type { TypedExpressionNode } from "../ast/expression-node.js";
 import type { SelectionNode } from "../ast/query-node.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { AggregateNode, PlaceholderNode, ValueNode } from "../ast/value-node.js";
@@ -49,6 +50,9 @@ export abstract class CompilerBase {
 
   /** `fn(...) OVER (...)` (written by the window layer). */
   protected abstract window(node: WindowNode, ctx: CompileContext): string;
+
+  /** A typed expression (written by the expression layer). */
+  protected abstract typedExpression(node: TypedExpressionNode, ctx: CompileContext): string;
 
   /** Throws UnsupportedFeatureError naming this dialect, the feature and the way out. */
   unsupported(feature: string, hint: string): never {
@@ -226,6 +230,14 @@ export abstract class CompilerBase {
         return this.quoteIdentifier(node.key);
       case "window":
         return this.window(node, ctx);
+      case "arithmetic":
+      case "negate":
+      case "functionCall":
+      case "case":
+      case "cast":
+      case "comparison":
+      case "aggregateOf":
+        return this.typedExpression(node, ctx);
       default:
         return exhaustive(node);
     }

@@ -1,8 +1,11 @@
 import type { ConditionNode } from "../ast/condition-node.js";
+import { isTypedExpression } from "../ast/expression-node.js";
 import type { JoinNode, QueryParts, SelectionNode } from "../ast/query-node.js";
+import { NO_PARTS } from "../ast/query-node.js";
 import type { LockClause, SelectNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { isDerivedColumn } from "../builder/result-columns.js";
+import { typedResult } from "../builder/typed-result.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
 import { contextWith, outerJoinedAliases } from "./compiled-query.js";
@@ -27,7 +30,9 @@ export abstract class SelectCompiler extends SchemaChangeCompiler {
       sql += " ORDER BY ";
       for (let i = 0; i < node.orderBy.length; i++) {
         const o = node.orderBy[i] as (typeof node.orderBy)[number];
-        sql += `${i === 0 ? "" : ", "}${this.orderItem(o.column as ColumnMeta, o.direction, o.nulls)}`;
+        // A typed expression as the key (a column otherwise, the shape every builder makes).
+        const item = o.column === undefined ? this.orderItems([o], NO_PARTS, ctx) : this.orderItem(o.column, o.direction, o.nulls);
+        sql += `${i === 0 ? "" : ", "}${item}`;
       }
     }
     sql += this.limitOffset(node.limit, node.offset);
@@ -54,7 +59,7 @@ export abstract class SelectCompiler extends SchemaChangeCompiler {
     const joins = parts.joins;
     for (let i = 0; i < joins.length; i++) sql += this.joinClause(joins[i] as JoinNode, inner);
     sql += this.whereClause(node.where, inner);
-    if (parts.groupBy.length > 0) sql += ` GROUP BY ${this.valueList(parts.groupBy, inner)}`;
+    if (parts.groupBy.length > 0) sql += ` GROUP BY ${this.groupByList(parts, inner)}`;
     if (parts.having) {
       sql += ` HAVING ${this.condition(parts.having, contextWith(inner, inner.qualify, parts.selections ?? NO_SELECTIONS), true)}`;
     }
@@ -62,6 +67,25 @@ export abstract class SelectCompiler extends SchemaChangeCompiler {
     if (node.orderBy.length > 0) sql += ` ORDER BY ${this.orderItems(node.orderBy, parts, inner, sortOutside)}`;
     sql += this.limitOffset(node.limit, node.offset);
     if (node.lock) sql += ` ${this.lockClause(node.lock)}`;
+    return sql;
+  }
+
+  /**
+   * GROUP BY's items. A projection key, or a typed expression the projection selects, is written as
+   * its position: the same expression written twice would bind its values twice, and PostgreSQL
+   * then sees two different expressions (`$1` and `$3`) and refuses the projection.
+   */
+  protected groupByList(parts: QueryParts, ctx: CompileContext): string {
+    let sql = "";
+    const selections = parts.selections ?? NO_SELECTIONS;
+    for (let i = 0; i < parts.groupBy.length; i++) {
+      const v = parts.groupBy[i] as ValueNode;
+      let position = -1;
+      if (v.kind === "outputColumn" || isTypedExpression(v)) {
+        position = selections.findIndex((s) => s.value === v || (v.kind === "outputColumn" && s.key === v.key));
+      }
+      sql += (i === 0 ? "" : ", ") + (position >= 0 ? String(position + 1) : this.value(v, ctx));
+    }
     return sql;
   }
 
@@ -130,15 +154,24 @@ export abstract class SelectCompiler extends SchemaChangeCompiler {
       let column = item.column;
       let computed = false;
       let key: string;
+      // A typed key is written where KEY_TOKEN stands, compiled afresh each time: the NULL-placement
+      // rules may write a key more than once (`k IS NULL, k`), and each copy binds its own values.
+      let repeated: ValueNode | undefined;
       if (column && byOutputName) key = this.quoteIdentifier(projectedKey(parts, column));
       else if (column) key = this.column(column, ctx);
       else {
         const v = item.value as ValueNode;
         const output = v.kind === "outputColumn" ? outputOf(parts.selections, v.key) : undefined;
         const written = output ? output.value : v;
-        column = written.kind === "sourceColumn" ? written.column : output?.result;
+        column = written.kind === "sourceColumn" ? written.column : (output?.result ?? typedKeyColumn(written));
         computed = written.kind !== "sourceColumn";
-        key = byOutputName && output ? this.quoteIdentifier(output.key) : this.value(written, ctx);
+        // A typed expression the projection selects sorts by its key, for the reason groupByList gives.
+        const selected = isTypedExpression(written) ? parts.selections?.find((s) => s.value === written) : undefined;
+        if ((byOutputName && output) || selected) key = this.quoteIdentifier((output ?? selected)?.key as string);
+        else if (isTypedExpression(written)) {
+          key = KEY_TOKEN;
+          repeated = written;
+        } else key = this.value(written, ctx);
       }
       let itemSql: string;
       if (column === undefined) itemSql = this.orderKey(key, item.direction, item.nulls);
@@ -150,6 +183,11 @@ export abstract class SelectCompiler extends SchemaChangeCompiler {
         const nullable = (!column.notNull && !column.primaryKey) || outer.has(column.table);
         if (item.nulls !== undefined) itemSql = this.orderKey(sorted, item.direction, item.nulls);
         else itemSql = nullable ? this.nullsLargestSql(sorted, item.direction) : `${sorted} ${item.direction === "asc" ? "ASC" : "DESC"}`;
+      }
+      if (repeated !== undefined) {
+        const pieces = itemSql.split(KEY_TOKEN);
+        itemSql = pieces[0] as string;
+        for (let p = 1; p < pieces.length; p++) itemSql += this.value(repeated, ctx) + pieces[p];
       }
       sql += (i === 0 ? "" : ", ") + itemSql;
     }
@@ -254,3 +292,11 @@ const JOIN_KEYWORDS: Readonly<Record<JoinNode["join"], string>> = {
   right: "RIGHT JOIN",
   full: "FULL JOIN",
 };
+
+/** Stands for a typed sort key while its NULL-placement rules are written (NUL never occurs in SQL text). */
+const KEY_TOKEN = "\u0000key\u0000";
+
+/** A typed expression as a sort key: its kind and nullability, so NULL sorts as the largest value there too. */
+function typedKeyColumn(node: ValueNode): ColumnMeta | undefined {
+  return isTypedExpression(node) ? typedResult(node.type, "") : undefined;
+}

@@ -8,9 +8,9 @@ import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiled-query.js";
 import { contextWith, nestingOf, newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
+import { ExpressionCompiler } from "./expression-compiler.js";
 import { StatementShapes } from "./statement-shapes.js";
 import { ValuesTexts } from "./values-texts.js";
-import { WindowCompiler } from "./window-compiler.js";
 
 export { exhaustive } from "./compiler-base.js";
 
@@ -27,7 +27,7 @@ export interface BeginOptions {
  * A dialect subclasses it and overrides only what differs; where the AST asks for something the
  * capability table lacks, compilation throws UnsupportedFeatureError and nothing reaches the server.
  */
-export abstract class SqlCompiler extends WindowCompiler {
+export abstract class SqlCompiler extends ExpressionCompiler {
   readonly #compiled = new CompiledCache();
   /** Texts of all-parameter INSERTs, per shape (see valuesRows). */
   readonly #valuesTexts = new ValuesTexts();

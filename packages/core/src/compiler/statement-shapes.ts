@@ -20,6 +20,14 @@ type Level = Map<unknown, unknown>;
  * does not compile until it is placed on one side.
  */
 const SHAPED: Readonly<Record<TreeNodeKind, boolean>> = {
+  // Typed expressions bind values whose casts and text depend on their kinds: compiled in full.
+  arithmetic: false,
+  negate: false,
+  functionCall: false,
+  case: false,
+  cast: false,
+  comparison: false,
+  aggregateOf: false,
   select: true,
   insert: true,
   update: true,

@@ -6,10 +6,15 @@ const BRAND = Symbol.for("tempest-db-js.expression");
  * A piece of SQL made by `sql.raw`, `sql.expr`, `sql.now` and friends. The brand is a
  * non-enumerable symbol, so no parsed JSON or spread object can ever pass as an expression.
  */
-export interface Expression<T = unknown> {
+export interface Expression<T = unknown, K = unknown> {
   readonly node: ExpressionNode;
   /** Phantom: the value type the expression produces. */
   readonly __expressionType?: T;
+  /**
+   * Phantom: the SQL kind of the value where the expression builders know it (`"numeric"`, `"text"`,
+   * ...), so that a decimal string and a text, both `string`, are told apart; unknown otherwise.
+   */
+  readonly __expressionKind?: K;
   /** Type-only twin of the runtime brand: an object literal shaped like an expression does not compile either. */
   readonly [typeBrand]: true;
 }

@@ -13,8 +13,10 @@ const RANDOM = Object.freeze({ kind: "random" as const });
  * A column builder. Every method returns a new column; the type parameters track the TypeScript
  * value type `T`, whether it is NOT NULL (`N`) and whether the database fills it when omitted (`D`).
  */
-export class Column<T, N extends boolean = false, D extends boolean = false> {
+export class Column<T, N extends boolean = false, D extends boolean = false, K extends ColumnKind = ColumnKind> {
   declare readonly __value: T;
+  /** Phantom: the column's kind, which expressions need where the value type alone is ambiguous (numeric and text are both strings). */
+  declare readonly __kind: K;
   declare readonly __notNull: N;
   declare readonly __hasDefault: D;
   readonly spec: ColumnSpec;
@@ -24,21 +26,21 @@ export class Column<T, N extends boolean = false, D extends boolean = false> {
     Object.defineProperty(this, COLUMN, { value: true });
   }
 
-  notNull(): Column<T, true, D> {
+  notNull(): Column<T, true, D, K> {
     return new Column({ ...this.spec, notNull: true });
   }
 
   /** Primary key columns are NOT NULL. */
-  primaryKey(): Column<T, true, D> {
+  primaryKey(): Column<T, true, D, K> {
     return new Column({ ...this.spec, primaryKey: true, notNull: true });
   }
 
-  unique(): Column<T, N, D> {
+  unique(): Column<T, N, D, K> {
     return new Column({ ...this.spec, unique: true });
   }
 
   /** A default the database applies when an insert omits the column: a value or an expression such as `sql.now()`. */
-  default(value: T | Expression<unknown>): Column<T, N, true> {
+  default(value: T | Expression<unknown>): Column<T, N, true, K> {
     const node = expressionNode(value);
     return new Column({
       ...this.spec,
@@ -47,16 +49,16 @@ export class Column<T, N extends boolean = false, D extends boolean = false> {
   }
 
   /** A random uuid default: the builder fills it on insert, and the database where it has a function for it. */
-  defaultRandom(this: Column<string, N, D>): Column<string, N, true> {
+  defaultRandom(this: Column<string, N, D, K>): Column<string, N, true, K> {
     return new Column({ ...this.spec, default: RANDOM });
   }
 
   /** Override the database name of this column (wins over the model's `naming`). */
-  name(dbName: string): Column<T, N, D> {
+  name(dbName: string): Column<T, N, D, K> {
     return new Column({ ...this.spec, dbName });
   }
 
-  references(model: () => unknown, field?: string, options: { onDelete?: ColumnReference["onDelete"] } = {}): Column<T, N, D> {
+  references(model: () => unknown, field?: string, options: { onDelete?: ColumnReference["onDelete"] } = {}): Column<T, N, D, K> {
     return new Column({ ...this.spec, references: { model, field, onDelete: options.onDelete } });
   }
 
@@ -65,8 +67,8 @@ export class Column<T, N extends boolean = false, D extends boolean = false> {
   }
 }
 
-function make<T>(kind: ColumnKind, extra: Partial<ColumnSpec> = {}): Column<T, false, false> {
-  return new Column<T>({
+function make<T, K extends ColumnKind>(kind: K, extra: Partial<ColumnSpec> = {}): Column<T, false, false, K> {
+  return new Column<T, false, false, K>({
     kind,
     notNull: false,
     primaryKey: false,
@@ -83,21 +85,21 @@ function make<T>(kind: ColumnKind, extra: Partial<ColumnSpec> = {}): Column<T, f
 }
 
 export const column = {
-  uuid: () => make<string>("uuid"),
-  text: () => make<string>("text"),
-  varchar: (length: number) => make<string>("varchar", { length }),
-  integer: () => make<number>("integer"),
-  bigint: () => make<bigint>("bigint"),
-  real: () => make<number>("real"),
+  uuid: () => make<string, "uuid">("uuid"),
+  text: () => make<string, "text">("text"),
+  varchar: (length: number) => make<string, "varchar">("varchar", { length }),
+  integer: () => make<number, "integer">("integer"),
+  bigint: () => make<bigint, "bigint">("bigint"),
+  real: () => make<number, "real">("real"),
   /** Exact decimals travel as strings so that no digit is lost. */
-  numeric: (precision?: number, scale?: number) => make<string>("numeric", { precision, scale }),
-  boolean: () => make<boolean>("boolean"),
+  numeric: (precision?: number, scale?: number) => make<string, "numeric">("numeric", { precision, scale }),
+  boolean: () => make<boolean, "boolean">("boolean"),
   /** A point in time, stored in UTC with millisecond precision on every dialect. */
-  datetime: () => make<Date>("datetime"),
+  datetime: () => make<Date, "datetime">("datetime"),
   /** A calendar date as `YYYY-MM-DD`. */
-  date: () => make<string>("date"),
-  json: <T extends JsonValue = JsonValue>() => make<T>("json"),
+  date: () => make<string, "date">("date"),
+  json: <T extends JsonValue = JsonValue>() => make<T, "json">("json"),
   enum: <const V extends readonly [string, ...string[]]>(...values: V) =>
-    make<V[number]>("enum", { enumValues: Object.freeze([...values]) }),
-  bytes: () => make<Uint8Array>("bytes"),
+    make<V[number], "enum">("enum", { enumValues: Object.freeze([...values]) }),
+  bytes: () => make<Uint8Array, "bytes">("bytes"),
 };

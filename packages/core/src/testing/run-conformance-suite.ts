@@ -10,6 +10,7 @@ import { behaviourTests } from "./conformance-behaviour.js";
 import type { ConformanceCase, ConformanceCaseId } from "./conformance-cases.js";
 import { conformanceCases, seedJobs } from "./conformance-cases.js";
 import { cteQueryTests } from "./conformance-cte-queries.js";
+import { expressionTests } from "./conformance-expressions.js";
 import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
 import { queryTests } from "./conformance-queries.js";
 import { queryOrderTests } from "./conformance-query-order.js";
@@ -90,6 +91,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
     windowTests(() => engine);
     queryOrderTests(() => engine);
     cteQueryTests(() => engine);
+    expressionTests(() => engine);
     streamTests(() => engine, makeEngine, target.streams ?? true);
     schemaTests(() => engine);
 

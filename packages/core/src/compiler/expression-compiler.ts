@@ -1,0 +1,241 @@
+import type { AggregateOfNode, ArithmeticNode, CastNode, FunctionCallNode, TypedExpressionNode } from "../ast/expression-node.js";
+import { isTypedExpression } from "../ast/expression-node.js";
+import type { ValueNode } from "../ast/value-node.js";
+import { typeOf } from "../expression/value-type.js";
+import type { ColumnKind } from "../schema/column-meta.js";
+import type { CompileContext } from "./compiled-query.js";
+import { exhaustive } from "./compiler-base.js";
+import { WindowCompiler } from "./window-compiler.js";
+
+/**
+ * The typed expressions (expression/fn.ts): arithmetic, CASE, COALESCE, casts, comparisons,
+ * aggregates over expressions. Every rule that would differ between databases is written out here
+ * once — integers computed in 64 bits, division by zero NULL, an integer quotient truncated toward
+ * zero, bound values cast to their kind — and the dialects answer only the small hooks below
+ * (type names, integer division, truncation), so a value means the same on every database.
+ */
+export abstract class ExpressionCompiler extends WindowCompiler {
+  protected typedExpression(node: TypedExpressionNode, ctx: CompileContext): string {
+    switch (node.kind) {
+      case "arithmetic":
+        return this.arithmetic(node, ctx);
+      case "negate":
+        return `(-${this.numberOperand(node.operand, node.type.kind, ctx)})`;
+      case "functionCall":
+        return this.functionCall(node, ctx);
+      case "case": {
+        const kind = node.type.kind;
+        let sql = "CASE";
+        for (const branch of node.branches) {
+          sql += ` WHEN ${this.condition(branch.when, ctx, true)} THEN ${this.operand(branch.value, kind, ctx)}`;
+        }
+        if (node.otherwise !== undefined) sql += ` ELSE ${this.operand(node.otherwise, kind, ctx)}`;
+        return `${sql} END`;
+      }
+      case "cast":
+        return this.castExpression(node, ctx);
+      case "comparison":
+        return `(${this.operand(node.left, node.operandKind, ctx)} ${node.op} ${this.operand(node.right, node.operandKind, ctx)})`;
+      case "aggregateOf":
+        return this.aggregateOf(node, ctx);
+      default:
+        return exhaustive(node);
+    }
+  }
+
+  // ---- hooks ------------------------------------------------------------------------------
+  /** The type a CAST names for a kind. */
+  protected expressionTypeSql(kind: ColumnKind): string {
+    switch (kind) {
+      case "integer":
+      case "bigint":
+        return "BIGINT";
+      case "real":
+        return "DOUBLE PRECISION";
+      case "numeric":
+        return "NUMERIC(65, 30)";
+      case "boolean":
+        return "BOOLEAN";
+      case "datetime":
+        return "TIMESTAMP WITH TIME ZONE";
+      case "date":
+        return "DATE";
+      case "uuid":
+        return "UUID";
+      case "json":
+      case "bytes":
+      case "text":
+      case "varchar":
+      case "enum":
+        return "TEXT";
+      default:
+        return exhaustive(kind);
+    }
+  }
+
+  /**
+   * A bound value inside an expression, typed as its kind: untyped parameters would otherwise be
+   * typed by each server's own inference (an integer division of two parameters, a NULL's type).
+   */
+  protected typedParamSql(sql: string, kind: ColumnKind): string {
+    return kind === "real" ? this.floatSql(sql) : `CAST(${sql} AS ${this.expressionTypeSql(kind)})`;
+  }
+
+  /** An integer operand as a 64-bit integer, so that no 32-bit column overflows halfway. */
+  protected wideIntegerSql(sql: string): string {
+    return `CAST(${sql} AS BIGINT)`;
+  }
+
+  /** The integer quotient, truncated toward zero (the divisor is already NULL for zero). */
+  protected integerDivideSql(left: string, right: string): string {
+    return `(${left} / ${right})`;
+  }
+
+  /** A real or numeric value truncated toward zero, as a 64-bit integer. */
+  protected truncateToIntegerSql(sql: string): string {
+    return `CAST(TRUNC(${sql}) AS BIGINT)`;
+  }
+
+  /** Whether GREATEST / LEAST skip NULL arguments (PostgreSQL) instead of answering NULL. */
+  protected extremeSkipsNulls(): boolean {
+    return true;
+  }
+
+  protected extremeSql(fn: "greatest" | "least", args: readonly string[]): string {
+    return `${fn === "greatest" ? "GREATEST" : "LEAST"}(${args.join(", ")})`;
+  }
+
+  // ---- operands ---------------------------------------------------------------------------
+  /** An operand written as `kind`: a bound value cast to it, a number promoted to it. */
+  protected operand(node: ValueNode, kind: ColumnKind, ctx: CompileContext): string {
+    const sql = this.value(node, ctx);
+    if (node.kind === "param") return this.typedParamSql(sql, kind);
+    const from = typeOf(node)?.kind;
+    if (from === undefined || from === kind) return sql;
+    if (kind === "real" && (from === "integer" || from === "bigint" || from === "numeric")) return this.floatSql(sql);
+    return sql;
+  }
+
+  /** An operand of arithmetic: as `operand`, and a column's 32-bit integer widened to 64 bits. */
+  protected numberOperand(node: ValueNode, kind: ColumnKind, ctx: CompileContext): string {
+    const sql = this.operand(node, kind, ctx);
+    if ((kind === "integer" || kind === "bigint") && node.kind !== "param" && !isTypedExpression(node)) {
+      return typeOf(node)?.kind === "integer" ? this.wideIntegerSql(sql) : sql;
+    }
+    return sql;
+  }
+
+  protected arithmetic(node: ArithmeticNode, ctx: CompileContext): string {
+    const kind = node.type.kind;
+    if (kind === "numeric") this.requireExactDecimals(`${node.op} over numeric values`);
+    const left = this.numberOperand(node.left, kind, ctx);
+    const right = this.numberOperand(node.right, kind, ctx);
+    switch (node.op) {
+      case "+":
+      case "-":
+      case "*":
+        return `(${left} ${node.op} ${right})`;
+      case "/":
+        // NULL for a zero divisor on every database (PostgreSQL would raise, the others answer NULL).
+        if (kind === "integer" || kind === "bigint") return this.integerDivideSql(left, `NULLIF(${right}, 0)`);
+        // Exact: rounded at 30 places on every database, as AVG of a numeric is (see compiler-base).
+        if (kind === "numeric") return `ROUND(CAST(${left} AS ${this.expressionTypeSql("numeric")}) / NULLIF(${right}, 0), 30)`;
+        return `(${left} / NULLIF(${right}, 0))`;
+      case "%":
+        return `(${left} % NULLIF(${right}, 0))`;
+      default:
+        return exhaustive(node.op);
+    }
+  }
+
+  protected requireExactDecimals(feature: string): void {
+    if (!this.capabilities.exactDecimalAggregates) {
+      this.unsupported(
+        `${feature} (exact decimal arithmetic)`,
+        "This database would compute it in floating point. Store the amounts as integer minor units (cents) and compute on those, or cast to real.",
+      );
+    }
+  }
+
+  protected functionCall(node: FunctionCallNode, ctx: CompileContext): string {
+    const kind = node.type.kind;
+    const args = (): string[] => node.args.map((arg) => this.operand(arg, kind, ctx));
+    switch (node.fn) {
+      case "coalesce":
+        return `COALESCE(${args().join(", ")})`;
+      case "nullif":
+        return `NULLIF(${args().join(", ")})`;
+      case "greatest":
+      case "least": {
+        // NULL when any argument is NULL, on every database.
+        const nullable = node.args.some((arg) => typeOf(arg)?.nullable !== false);
+        if (!nullable || !this.extremeSkipsNulls()) return this.extremeSql(node.fn, args());
+        const tests = args()
+          .map((arg) => `${arg} IS NULL`)
+          .join(" OR ");
+        return `CASE WHEN ${tests} THEN NULL ELSE ${this.extremeSql(node.fn, args())} END`;
+      }
+      case "lower":
+      case "upper":
+      case "trim":
+      case "length":
+      case "concat":
+      case "substring":
+        return this.stringFunction(node, ctx);
+      default:
+        return exhaustive(node.fn);
+    }
+  }
+
+  /** The string functions (see the strings layer); refused until a dialect writes them. */
+  protected stringFunction(node: FunctionCallNode, _ctx: CompileContext): string {
+    return this.unsupported(`the string function ${node.fn}()`, "Compute it in the application.");
+  }
+
+  protected castExpression(node: CastNode, ctx: CompileContext): string {
+    const to = node.type.kind;
+    const from = node.from;
+    const sql = this.value(node.operand, ctx);
+    const operand = node.operand.kind === "param" ? this.typedParamSql(sql, from) : sql;
+    if (from === to) return operand;
+    switch (to) {
+      case "real":
+        return this.floatSql(operand);
+      case "integer":
+      case "bigint":
+        if (from === "boolean") return `(CASE WHEN ${operand} THEN 1 WHEN NOT ${operand} THEN 0 END)`;
+        return from === "real" || from === "numeric" ? this.truncateToIntegerSql(operand) : this.wideIntegerSql(operand);
+      case "numeric":
+        this.requireExactDecimals("a cast to numeric");
+        return `CAST(${operand} AS ${this.expressionTypeSql("numeric")})`;
+      case "text":
+        return from === "varchar" || from === "enum" ? operand : `CAST(${operand} AS ${this.expressionTypeSql("text")})`;
+      default:
+        return `CAST(${operand} AS ${this.expressionTypeSql(to)})`;
+    }
+  }
+
+  protected aggregateOf(node: AggregateOfNode, ctx: CompileContext): string {
+    const kind = node.operandKind;
+    const filter = node.filter;
+    if (node.operand === undefined || kind === undefined) {
+      return filter === undefined ? "COUNT(*)" : `COUNT(CASE WHEN ${this.condition(filter, ctx, true)} THEN 1 END)`;
+    }
+    if (kind === "numeric" && (node.fn === "sum" || node.fn === "avg")) this.requireExactDecimals(`${node.fn}() of numeric values`);
+    const operand = this.operand(node.operand, kind, ctx);
+    const arg = filter === undefined ? operand : `CASE WHEN ${this.condition(filter, ctx, true)} THEN ${operand} END`;
+    switch (node.fn) {
+      case "count":
+        return node.distinct ? `COUNT(DISTINCT ${arg})` : `COUNT(${arg})`;
+      case "sum":
+        return `SUM(${arg})`;
+      case "avg":
+        return kind === "numeric" ? `ROUND(CAST(SUM(${arg}) AS DECIMAL(65, 30)) / COUNT(${arg}), 30)` : `AVG(${this.floatSql(arg)})`;
+      case "min":
+      case "max":
+        return `${node.fn.toUpperCase()}(${arg})`;
+      default:
+        return exhaustive(node.fn);
+    }
+  }
+}

@@ -1,0 +1,98 @@
+import { sourceColumnNode } from "../ast/value-node.js";
+import { resolveWhere } from "../builder/resolve-where.js";
+import type { ColumnKind } from "../schema/column-meta.js";
+import type { ModelClass } from "../schema/model.js";
+import { columnOf, tableMeta } from "../schema/table-meta.js";
+import type {
+  AnyOperand,
+  Arithmetic,
+  ArithmeticCheck,
+  CaseExpression,
+  CastKind,
+  CoalesceOf,
+  ExtremeOf,
+  JsOf,
+  KindOf,
+  NullOf,
+  NumberOperand,
+  RefExpression,
+  SameFamily,
+  ValueOf,
+} from "../types/expression-types.js";
+import type { FieldOf } from "../types/model-types.js";
+import type { Expression } from "./expression.js";
+import { brandExpression } from "./expression.js";
+import { expressionBuilders } from "./expression-builders.js";
+
+/** Options of an aggregate over an expression. */
+export interface ExpressionAggregateOptions<C = unknown> {
+  /** Only the rows this condition keeps are aggregated (written as a CASE inside the call). */
+  readonly filter?: C;
+  readonly distinct?: boolean;
+}
+
+/** SUM / AVG of a kind: a number, or an exact decimal string over numeric values; null over no rows. */
+export type SumOfKind<X> = Expression<
+  (KindOf<X> extends "numeric" ? string : number) | null,
+  KindOf<X> extends "numeric" ? "numeric" : "real"
+>;
+
+/**
+ * The typed expression builders (docs/expressions.md), used wherever a value goes: `.columns()`,
+ * `.where()`, `.orderBy()`, `.groupBy()`, `.set()`, `.values()`. Operands are expressions (`col`,
+ * `ref`, `q.ref`, other builders) or JavaScript numbers, bigints, booleans, Dates and null, each bound
+ * as a parameter of the kind its neighbours need; a string is a value only through `fn.val`.
+ */
+export interface ExpressionFunctions<C = unknown> {
+  /** A bound value; a string is a text, and `kind` states any other kind (`fn.val("1.50", "numeric")`). */
+  val<V extends string | number | bigint | boolean | Date>(value: V): Expression<V extends string ? string : ValueOf<V>, KindOf<V>>;
+  val<K extends ColumnKind>(value: JsOf<K> | null, kind: K): Expression<JsOf<K> | null, K>;
+  /** Integers add in 64 bits; a real beside any number makes a real; a numeric beside integers stays exact. */
+  add<A extends NumberOperand, B extends NumberOperand>(a: A, b: B & ArithmeticCheck<A, B>): Arithmetic<A, B>;
+  sub<A extends NumberOperand, B extends NumberOperand>(a: A, b: B & ArithmeticCheck<A, B>): Arithmetic<A, B>;
+  mul<A extends NumberOperand, B extends NumberOperand>(a: A, b: B & ArithmeticCheck<A, B>): Arithmetic<A, B>;
+  /** Integers: the quotient truncated toward zero. Any kind: NULL when the divisor is zero. */
+  div<A extends NumberOperand, B extends NumberOperand>(a: A, b: B & ArithmeticCheck<A, B>): Arithmetic<A, B, null>;
+  /** The remainder of integers, with the sign of the dividend; NULL when the divisor is zero. */
+  mod<A extends NumberOperand, B extends NumberOperand>(a: A, b: B & ArithmeticCheck<A, B>): Arithmetic<A, B, null>;
+  neg<A extends NumberOperand>(a: A): Arithmetic<A, A>;
+  /** The first argument that is not NULL; null only when every argument may be. */
+  coalesce<const A extends readonly AnyOperand[]>(...args: A): CoalesceOf<A>;
+  /** NULL when `a` equals `b`, else `a`. */
+  nullif<A extends AnyOperand, B extends AnyOperand>(a: A, b: B & SameFamily<A, B>): Expression<ValueOf<A> | null, KindOf<A>>;
+  /** The largest of numbers, datetimes or dates; NULL when any argument is NULL (on every database). */
+  greatest<const A extends readonly AnyOperand[]>(...args: A): ExtremeOf<A>;
+  least<const A extends readonly AnyOperand[]>(...args: A): ExtremeOf<A>;
+  /** `CASE WHEN condition THEN value ... [ELSE value] END`: chain `.when(c, v)`, end with `.else(v)` or leave ELSE NULL. */
+  case<V extends AnyOperand>(condition: C, then: V): CaseExpression<NonNullable<ValueOf<V>>, KindOf<V>>;
+  /** A value converted to another kind: into integers truncated toward zero; integers, dates and texts to text. */
+  cast<A extends AnyOperand, K extends CastKind>(a: A, kind: K): Expression<JsOf<K> | NullOf<A>, K>;
+  eq<A extends AnyOperand, B extends AnyOperand>(a: A, b: B & SameFamily<A, B>): Expression<boolean | NullOf<A> | NullOf<B>, "boolean">;
+  ne<A extends AnyOperand, B extends AnyOperand>(a: A, b: B & SameFamily<A, B>): Expression<boolean | NullOf<A> | NullOf<B>, "boolean">;
+  lt<A extends AnyOperand, B extends AnyOperand>(a: A, b: B & SameFamily<A, B>): Expression<boolean | NullOf<A> | NullOf<B>, "boolean">;
+  lte<A extends AnyOperand, B extends AnyOperand>(a: A, b: B & SameFamily<A, B>): Expression<boolean | NullOf<A> | NullOf<B>, "boolean">;
+  gt<A extends AnyOperand, B extends AnyOperand>(a: A, b: B & SameFamily<A, B>): Expression<boolean | NullOf<A> | NullOf<B>, "boolean">;
+  gte<A extends AnyOperand, B extends AnyOperand>(a: A, b: B & SameFamily<A, B>): Expression<boolean | NullOf<A> | NullOf<B>, "boolean">;
+  /** COUNT(*) of the rows `filter` keeps, or COUNT(value): the rows where it is not NULL. */
+  count(value?: AnyOperand, options?: ExpressionAggregateOptions<C>): Expression<number, "integer">;
+  sum<A extends NumberOperand>(value: A, options?: ExpressionAggregateOptions<C>): SumOfKind<A>;
+  avg<A extends NumberOperand>(value: A, options?: ExpressionAggregateOptions<C>): SumOfKind<A>;
+  min<A extends AnyOperand>(value: A, options?: ExpressionAggregateOptions<C>): Expression<ValueOf<A> | null, KindOf<A>>;
+  max<A extends AnyOperand>(value: A, options?: ExpressionAggregateOptions<C>): Expression<ValueOf<A> | null, KindOf<A>>;
+}
+
+/** Conditions of `fn` name no table: an expression (fn.eq(...), exists(...)) or and/or/not of them. */
+const NO_TABLE = Object.freeze({ model: { name: "fn" } as ModelClass, name: "fn", byField: new Map() });
+
+export const fn: ExpressionFunctions<Expression<any, any>> = Object.freeze(
+  expressionBuilders({ ref: undefined, condition: (input, where) => resolveWhere(NO_TABLE, input, where) }),
+) as unknown as ExpressionFunctions<Expression<any, any>>;
+
+/**
+ * A column of a model's table as a typed operand, written `"table"."column"`: for statements on
+ * that table (update's set, a select without aliases). With aliased sources use `ref(M, alias, field)`.
+ */
+export function col<M extends ModelClass, F extends FieldOf<InstanceType<M>>>(model: M, field: F): RefExpression<InstanceType<M>, {}, F> {
+  const table = tableMeta(model);
+  return brandExpression(sourceColumnNode(columnOf(table, field, `col(${model.name})`))) as never;
+}

@@ -1,0 +1,81 @@
+import type { Expression } from "../expression/expression.js";
+import type { ExpressionAggregateOptions, SumOfKind } from "../expression/fn.js";
+import type { ColumnKind } from "../schema/column-meta.js";
+import type {
+  AnyOperand,
+  Arithmetic,
+  ArithmeticCheck,
+  CaseExpression,
+  CastKind,
+  CoalesceOf,
+  ExtremeOf,
+  JsOf,
+  KindOf,
+  NullOf,
+  NumberOperand,
+  NumberRefOf,
+  Resolved,
+  SameFamily,
+  ValueOf,
+} from "./expression-types.js";
+import type { QueryWhereArg, RefOf, Sources } from "./query-types.js";
+
+/** A number operand of a query helper: a number-kind reference, or any number operand. */
+export type QueryNumber<I, S extends Sources> = NumberOperand | NumberRefOf<I, S>;
+/** Any operand of a query helper: a reference, or any operand. */
+export type QueryOperand<I, S extends Sources> = AnyOperand | RefOf<I, S>;
+
+type R<I, S extends Sources, X> = Resolved<I, S, X>;
+type Compared<I, S extends Sources, A, B> = Expression<boolean | NullOf<R<I, S, A>> | NullOf<R<I, S, B>>, "boolean">;
+type Args<I, S extends Sources, A extends readonly unknown[]> = { [K in keyof A]: R<I, S, A[K]> };
+
+/**
+ * The expression builders of `fn` inside `.columns((q) => ...)`: the same functions, where a string
+ * is a reference to a column of the query's sources ("field", "alias.field"), never a value, and
+ * conditions (CASE, filters) are of the where language over those sources.
+ */
+export interface QueryExpressionHelpers<I, S extends Sources> {
+  val<V extends string | number | bigint | boolean | Date>(value: V): Expression<V extends string ? string : ValueOf<V>, KindOf<V>>;
+  val<K extends ColumnKind>(value: JsOf<K> | null, kind: K): Expression<JsOf<K> | null, K>;
+  add<A extends QueryNumber<I, S>, B extends QueryNumber<I, S>>(
+    a: A,
+    b: B & ArithmeticCheck<R<I, S, A>, R<I, S, B>>,
+  ): Arithmetic<R<I, S, A>, R<I, S, B>>;
+  sub<A extends QueryNumber<I, S>, B extends QueryNumber<I, S>>(
+    a: A,
+    b: B & ArithmeticCheck<R<I, S, A>, R<I, S, B>>,
+  ): Arithmetic<R<I, S, A>, R<I, S, B>>;
+  mul<A extends QueryNumber<I, S>, B extends QueryNumber<I, S>>(
+    a: A,
+    b: B & ArithmeticCheck<R<I, S, A>, R<I, S, B>>,
+  ): Arithmetic<R<I, S, A>, R<I, S, B>>;
+  div<A extends QueryNumber<I, S>, B extends QueryNumber<I, S>>(
+    a: A,
+    b: B & ArithmeticCheck<R<I, S, A>, R<I, S, B>>,
+  ): Arithmetic<R<I, S, A>, R<I, S, B>, null>;
+  mod<A extends QueryNumber<I, S>, B extends QueryNumber<I, S>>(
+    a: A,
+    b: B & ArithmeticCheck<R<I, S, A>, R<I, S, B>>,
+  ): Arithmetic<R<I, S, A>, R<I, S, B>, null>;
+  neg<A extends QueryNumber<I, S>>(a: A): Arithmetic<R<I, S, A>, R<I, S, A>>;
+  coalesce<const A extends readonly QueryOperand<I, S>[]>(...args: A): CoalesceOf<Args<I, S, A>>;
+  nullif<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(
+    a: A,
+    b: B & SameFamily<R<I, S, A>, R<I, S, B>>,
+  ): Expression<ValueOf<R<I, S, A>> | null, KindOf<R<I, S, A>>>;
+  greatest<const A extends readonly QueryOperand<I, S>[]>(...args: A): ExtremeOf<Args<I, S, A>>;
+  least<const A extends readonly QueryOperand<I, S>[]>(...args: A): ExtremeOf<Args<I, S, A>>;
+  case<V extends QueryOperand<I, S>>(
+    condition: QueryWhereArg<I, S>,
+    then: V,
+  ): CaseExpression<NonNullable<ValueOf<R<I, S, V>>>, KindOf<R<I, S, V>>>;
+  cast<A extends QueryOperand<I, S>, K extends CastKind>(a: A, kind: K): Expression<JsOf<K> | NullOf<R<I, S, A>>, K>;
+  eq<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
+  ne<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
+  lt<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
+  lte<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
+  gt<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
+  gte<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
+  /** COUNT(*) of the rows the condition keeps. */
+  countIf(condition: QueryWhereArg<I, S>): Expression<number, "integer">;
+}

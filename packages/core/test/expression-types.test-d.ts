@@ -1,0 +1,90 @@
+import { describe, expectTypeOf, test } from "vitest";
+import type { Engine, Expression } from "../src/index.js";
+import { col, fn, select, update } from "../src/index.js";
+import { ConformanceOrder as Order, ConformanceValue as Value } from "../src/testing/index.js";
+
+declare const engine: Engine;
+
+describe("typed expressions: each value's JavaScript type, nullable when an input is", () => {
+  test("arithmetic: integers are numbers, numerics exact decimal strings, bigints bigint; div is nullable", () => {
+    const q = select(Order).columns((q) => ({
+      line: q.mul("total", 3),
+      maybe: q.add("customerId", 1),
+      exact: q.mul("amount", 2),
+      ratio: q.div("total", 7),
+      real: q.div(q.cast("total", "real"), 2),
+    }));
+    expectTypeOf(engine.execute(q).all()).resolves.items.toEqualTypeOf<{
+      line: number;
+      maybe: number | null;
+      exact: string;
+      ratio: number | null;
+      real: number | null;
+    }>();
+    const big = select(Value).columns((q) => ({ b: q.add("bigintValue", 1n) }));
+    expectTypeOf(engine.execute(big).all()).resolves.items.toEqualTypeOf<{ b: bigint | null }>();
+  });
+
+  test("a wrong kind is a compile error", () => {
+    select(Order).columns((q) => ({
+      // @ts-expect-error status is an enum (text), not a number
+      bad: q.add("status", 1),
+    }));
+    select(Value).columns((q) => ({
+      // @ts-expect-error a real never mixes with a numeric
+      bad: q.add("realValue", "numericValue"),
+    }));
+    // @ts-expect-error a bare string is never a value of fn: write fn.val("...")
+    fn.add(col(Order, "total"), "1");
+    // @ts-expect-error a text compared with a number
+    fn.eq(col(Value, "textValue"), 1);
+    fn.eq(col(Value, "textValue"), fn.val("x"));
+    // @ts-expect-error a text is not an operand of arithmetic, even typed
+    fn.mul(col(Value, "textValue"), 2);
+  });
+
+  test("coalesce, case, nullif, greatest and comparisons", () => {
+    const q = select(Order).columns((q) => ({
+      customer: q.coalesce("customerId", 0),
+      rank: q.case({ status: "open" }, 1).when({ status: "paid" }, 2).else(3),
+      open: q.case({ status: "open" }, 1),
+      notTen: q.nullif("id", 10),
+      latest: q.greatest("createdAt", "shippedAt"),
+      big: q.gt("total", 1000),
+    }));
+    expectTypeOf(engine.execute(q).all()).resolves.items.toEqualTypeOf<{
+      customer: number;
+      rank: number;
+      open: number | null;
+      notTen: number | null;
+      latest: Date | null;
+      big: boolean;
+    }>();
+  });
+
+  test("aggregates over expressions and filtered aggregates", () => {
+    const q = select(Order).columns((q) => ({
+      revenue: q.sum(q.mul("total", 2)),
+      exact: q.sum(q.mul("amount", 2)),
+      open: q.countIf({ status: "open" }),
+      paid: q.sum("total", { filter: { status: "paid" } }),
+    }));
+    expectTypeOf(engine.execute(q).all()).resolves.items.toEqualTypeOf<{
+      revenue: number | null;
+      exact: string | null;
+      open: number;
+      paid: number | null;
+    }>();
+  });
+
+  test("expressions go where values go: set, where, orderBy, groupBy", () => {
+    update(Order).set({ total: fn.add(col(Order, "total"), 1) });
+    select(Order).where(fn.gt(fn.mul(col(Order, "total"), 2), 100));
+    select(Order).orderBy(fn.mod(col(Order, "total"), 7), "desc");
+    select(Order)
+      .columns((q) => ({ bucket: q.div("total", 100), n: q.count() }))
+      .groupBy("bucket");
+    expectTypeOf(fn.val("1.5", "numeric")).toEqualTypeOf<Expression<string | null, "numeric">>();
+    expectTypeOf(col(Order, "amount")).toEqualTypeOf<Expression<string, "numeric">>();
+  });
+});
