@@ -271,7 +271,7 @@ export const MAX_SQL_IN_MESSAGE = 500;
  * The statement as an error message shows it: whole when short, else its kind and table first, its
  * length, and its first MAX_SQL_IN_MESSAGE characters (a 120-row insert is 11 KB of placeholders).
  */
-export function sqlInMessage(sql: string): string {
+function sqlInMessage(sql: string): string {
   if (sql.length <= MAX_SQL_IN_MESSAGE) return `sql: ${sql}`;
   const kind = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "statement";
   const table = /\b(?:INTO|UPDATE|FROM|TABLE)\s+("(?:[^"]|"")+"|`(?:[^`]|``)+`|[\w.]+)/i.exec(sql)?.[1];
