@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -60,5 +60,19 @@ describe("the other Node versions (scripts/other-nodes.mjs)", () => {
     });
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain("NODE_MODULE_VERSION");
+  });
+
+  it("keep their preload in the worker processes the suites run on them fork", () => {
+    // A worker forked without NODE_OPTIONS loses the preload and, on another Node, fails to load
+    // better-sqlite3; queue-recipes' helpers drop the runner's NODE_OPTIONS through workerEnv(),
+    // which keeps it. A helper that drops them by hand would pass here on Node 20 and fail there.
+    const dirs = ["packages/queue-recipes/test", "tests/docs/test", "tests/packed-install/test"];
+    const byHand = dirs.flatMap((dir) =>
+      (readdirSync(join(repo, dir), { recursive: true }) as string[])
+        .filter((file) => /\.(ts|mts|mjs|js)$/.test(file) && !file.endsWith("worker-env.ts"))
+        .filter((file) => /NODE_OPTIONS\s*:/.test(readFileSync(join(repo, dir, file), "utf8")))
+        .map((file) => `${dir}/${file}`),
+    );
+    expect(byHand, "use workerEnv() from packages/queue-recipes/test/support/worker-env.ts").toEqual([]);
   });
 });

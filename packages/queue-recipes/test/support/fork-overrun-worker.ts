@@ -3,6 +3,7 @@ import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { DrainResult } from "../../src/index.js";
 import type { Target } from "./targets.js";
+import { workerEnv } from "./worker-env.js";
 
 export interface OverrunWorkerConfig {
   readonly table: string;
@@ -19,10 +20,9 @@ const script = fileURLToPath(new URL("../fixtures/overrun-worker.mjs", import.me
 
 /** Forks fixtures/overrun-worker.mjs (built packages) and collects what it reports. */
 export function forkOverrunWorker(target: Target, config: OverrunWorkerConfig) {
-  const { NODE_OPTIONS: _inherited, ...env } = process.env;
   const child: ChildProcess = fork(script, [], {
     execArgv: [],
-    env: { ...env, OVERRUN_WORKER: JSON.stringify({ ...config, url: target.url, dialectPackage: target.dialectPackage }) },
+    env: workerEnv({ OVERRUN_WORKER: JSON.stringify({ ...config, url: target.url, dialectPackage: target.dialectPackage }) }),
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const started: string[] = [];
