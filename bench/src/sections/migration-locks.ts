@@ -106,7 +106,9 @@ export async function migrationLocks(quick: boolean): Promise<SectionResult> {
   const checks = [];
   const notes: string[] = [];
   try {
-    for (const c of LOCK_CASES) {
+    // BENCH_LOCK_CASES=index,NOT NULL runs only the cases whose names contain one of the words.
+    const only = process.env.BENCH_LOCK_CASES?.split(",").map((w) => w.trim().toLowerCase());
+    for (const c of LOCK_CASES.filter((lc) => !only || only.some((w) => lc.name.toLowerCase().includes(w)))) {
       const unsafe = await measure(admin, n, c, false);
       const safe = await measure(admin, n, c, true);
       rows.push({

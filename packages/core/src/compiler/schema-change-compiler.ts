@@ -95,7 +95,10 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
         return [this.ddlStep(change, this.dropCheckSql(change.table, change.name))];
       case "validateConstraint":
         this.checkConstraints(change.kind, change.table, true);
-        return [this.ddlStep(change, `ALTER TABLE ${q(change.table)} VALIDATE CONSTRAINT ${q(change.name)}`)];
+        // Outside a transaction: VALIDATE itself takes only SHARE UPDATE EXCLUSIVE (writes go on), but
+        // inside the migration's transaction it would scan while the ADD ... NOT VALID before it
+        // still held its heavier lock — the queue then stalls for the whole scan (bench: migration-locks).
+        return [this.ddlStep(change, `ALTER TABLE ${q(change.table)} VALIDATE CONSTRAINT ${q(change.name)}`, { transactional: false })];
       case "rebuildTable":
         if (!caps.tableRebuild) {
           this.unsupported(
