@@ -94,7 +94,11 @@ export async function applyMigration(
             return "done" as const;
           }),
         );
-        if (outcome === "skipped") return skip(ctx, name);
+        if (outcome === "skipped") {
+          // A setting a leading step turned off (SQLite's PRAGMA foreign_keys before a rebuild) is turned back on.
+          await restoreSettings(ctx, units, end);
+          return skip(ctx, name);
+        }
       } else {
         const unit = segment.units[0] as MigrationUnit;
         await withLockRetries(ctx, name, describeUnit(unit), retries, () => runAlone(ctx, name, unit, segment.start, runUnit));
