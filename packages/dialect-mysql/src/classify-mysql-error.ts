@@ -31,6 +31,8 @@ const ERRNO: Readonly<Record<number, QueryErrorKind>> = {
   2013: "connection",
   2055: "connection",
   4031: "connection",
+  // ER_NET_PACKET_TOO_LARGE: the server closes the connection after it, so it is one to discard.
+  1153: "connection",
   1044: "authentication",
   1045: "authentication",
   1251: "authentication",
@@ -84,6 +86,8 @@ export function classifyMysqlError(error: unknown): ClassifiedError {
   if (kind === "lock-timeout" && noWaitFailures.has(e)) kind = "lock-not-available";
   if (kind === "other" && code && NETWORK.has(code)) kind = "connection";
   if (kind === "other" && /connection is in closed state|Connection lost/i.test(raw)) kind = "connection";
+  // mysql2 marks the errors after which the connection cannot be used again: never hand it out again.
+  if (kind === "other" && e.fatal === true) kind = "connection";
   return {
     kind,
     driverCode: code ?? (errno === undefined ? undefined : String(errno)),
