@@ -78,14 +78,22 @@ export async function applyMigration(
     });
     if (skipped) return skip(ctx, name);
   }
-  for (const [k, segment] of segments.entries()) {
+  // Where SQLite's runner re-reads the history: the first transaction (leading steps such as PRAGMA foreign_keys = OFF are per connection).
+  const firstTransactional = segments.find((s) => s.transactional);
+  for (const segment of segments) {
     const end = segment.start + segment.units.length;
     try {
       if (segment.transactional) {
         const outcome = await withLockRetries(ctx, name, describeSegment(segment), retries, () =>
           ctx.engine.transaction(async (tx) => {
             // SQLite: BEGIN IMMEDIATE made this runner the only writer; did another one get here first?
-            if (k === 0 && resumeAt === 0 && direction === "up" && ctx.dialect.lock.perMigration && (await ctx.history.find(tx, name))) {
+            if (
+              segment === firstTransactional &&
+              resumeAt === 0 &&
+              direction === "up" &&
+              ctx.dialect.lock.perMigration &&
+              (await ctx.history.find(tx, name))
+            ) {
               return "skipped" as const;
             }
             for (const statement of ctx.dialect.lockTimeout?.(lockTimeoutMs) ?? []) await tx.execute(sql.raw(statement)).rowsAffected();
