@@ -7,6 +7,7 @@ import type { SectionResult } from "./lib/report.js";
 import { formatSection } from "./lib/report.js";
 import { buildCompile } from "./sections/build-compile.js";
 import { claimScaling } from "./sections/claim-scaling.js";
+import { generateScale } from "./sections/generate-scale.js";
 import { latencyPostgres } from "./sections/latency-postgres.js";
 import { memory } from "./sections/memory.js";
 import { migrationLocks } from "./sections/migration-locks.js";
@@ -29,6 +30,7 @@ const sections: Record<string, Section> = {
   "query-join": queryJoin,
   memory,
   "migration-locks": migrationLocks,
+  "generate-scale": generateScale,
 };
 
 function parseArgs(argv: readonly string[]) {
