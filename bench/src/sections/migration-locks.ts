@@ -65,6 +65,7 @@ interface Measured {
   readonly gapMs: number;
   readonly migrationMs: number;
   readonly statements: readonly string[];
+  readonly emptyClaims: number;
 }
 
 async function measure(admin: pg.Pool, n: number, c: LockCase, safe: boolean): Promise<Measured> {
@@ -87,7 +88,7 @@ async function measure(admin: pg.Pool, n: number, c: LockCase, safe: boolean): P
     await new Promise((resolve) => setTimeout(resolve, MARGIN_MS));
     const to = performance.now();
     await recorder.stop();
-    return { gapMs: recorder.longestGap(from, to), migrationMs, statements };
+    return { gapMs: recorder.longestGap(from, to), migrationMs, statements, emptyClaims: recorder.emptyClaims };
   } finally {
     rmSync(folder, { recursive: true, force: true });
     await engine.close();
@@ -116,14 +117,14 @@ export async function migrationLocks(quick: boolean): Promise<SectionResult> {
         value: unsafe.gapMs,
         unit: "ms",
         stat: "longest claim gap",
-        extra: { migration_ms: Math.round(unsafe.migrationMs) },
+        extra: { migration_ms: Math.round(unsafe.migrationMs), empty_claims: unsafe.emptyClaims },
       });
       rows.push({
         name: `${c.name}: safePlan`,
         value: safe.gapMs,
         unit: "ms",
         stat: "longest claim gap",
-        extra: { migration_ms: Math.round(safe.migrationMs) },
+        extra: { migration_ms: Math.round(safe.migrationMs), empty_claims: safe.emptyClaims },
       });
       const rewritten = safe.statements.join("\n") !== unsafe.statements.join("\n");
       if (rewritten) checks.push(check(`${c.name}: safe form's longest claim gap (ms)`, safe.gapMs, "≤", 200));

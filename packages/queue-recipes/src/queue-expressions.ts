@@ -14,16 +14,16 @@ export function increment(q: QueueTable, field: string): Expression<number> {
 export function caseOnId(
   q: QueueTable,
   group: readonly Record<string, unknown>[],
-  valueOf: (claim: Record<string, unknown>, i: number) => unknown,
+  valueFor: (claim: Record<string, unknown>, i: number) => unknown,
   otherwise?: unknown,
 ): Expression<unknown> {
   const id = col(q.model, q.f.id as never) as Expression<unknown, any>;
   const kind = tableMeta(q.model).byField.get(q.f.id)?.kind as ColumnKind;
   const when = (claim: Record<string, unknown>) => fn.eq(id, fn.val(claim[q.f.id] as never, kind) as never);
   const [first, ...rest] = group;
-  let cases = fn.case(when(first as Record<string, unknown>), valueOf(first as Record<string, unknown>, 0) as never);
+  let cases = fn.case(when(first as Record<string, unknown>), valueFor(first as Record<string, unknown>, 0) as never);
   rest.forEach((claim, i) => {
-    cases = cases.when(when(claim), valueOf(claim, i + 1) as never);
+    cases = cases.when(when(claim), valueFor(claim, i + 1) as never);
   });
   return otherwise === undefined ? cases : cases.else(otherwise as never);
 }
