@@ -1,7 +1,6 @@
 import type { Executor, ForUpdateOptions, InferModel, ModelClass } from "tempest-db-js";
 import { op, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
 import { dueCondition } from "./due-condition.js";
-import { increment } from "./queue-expressions.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
@@ -93,7 +92,7 @@ function claimSet(q: QueueTable): Record<string, unknown> {
     Object.freeze({
       [q.f.status]: q.s.sending,
       // The fence: the claim token where the table has one (attempts then counts failures only).
-      [q.fence]: increment(q, q.fence),
+      [q.fence]: sql.expr`${sql.ref(q.fence)} + 1`,
       [q.f.updatedAt]: sql.now(),
     }),
   );

@@ -1,5 +1,5 @@
-import { fn, sql } from "tempest-db-js";
-import { caseOnId, increment } from "./queue-expressions.js";
+import type { Expression } from "tempest-db-js";
+import { sql } from "tempest-db-js";
 import type { QueueTable } from "./queue-table.js";
 
 /** Longest error text kept in `lastError` (a message, not a dump). */
@@ -22,19 +22,23 @@ export function failureSet(
   errorOf: ((claim: object) => unknown) | undefined,
 ): Record<string, unknown> {
   const set: Record<string, unknown> = {};
-  if (q.has.claimToken) set[q.f.attempts] = increment(q, q.f.attempts);
+  if (q.has.claimToken) set[q.f.attempts] = sql.expr`${sql.ref(q.f.attempts)} + 1`;
   if (errorOf && (q.has.lastError || q.has.lastErrorAt)) {
     const texts = group.map((claim) => {
       const error = errorOf(claim);
       return error === undefined ? null : errorText(error);
     });
-    if (q.has.lastError) set[q.f.lastError] = errorTexts(q, group, texts);
+    if (q.has.lastError) set[q.f.lastError] = caseOnId(q, group, texts);
     if (q.has.lastErrorAt) set[q.f.lastErrorAt] = sql.now();
   }
   return set;
 }
 
-function errorTexts(q: QueueTable, group: readonly Record<string, unknown>[], texts: readonly (string | null)[]): unknown {
+function caseOnId(q: QueueTable, group: readonly Record<string, unknown>[], texts: readonly (string | null)[]): unknown {
   if (texts.every((t) => t === texts[0])) return texts[0] ?? null;
-  return caseOnId(q, group, (_claim, i) => fn.val(texts[i] ?? null, "text"));
+  let cases: Expression<unknown> = sql.raw("");
+  group.forEach((claim, i) => {
+    cases = sql.expr`${cases} WHEN ${claim[q.f.id]} THEN ${texts[i] ?? null}`;
+  });
+  return sql.expr<string>`CASE ${sql.ref(q.f.id)}${cases} ELSE NULL END`;
 }
