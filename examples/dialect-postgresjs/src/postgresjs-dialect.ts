@@ -21,6 +21,8 @@ export const postgresJsCapabilities = defineCapabilities({
   partialIndexes: true,
   savepoints: true,
   listenNotify: true,
+  // The driver passes statementTimeoutMs to the server as statement_timeout (postgresjs-driver.ts).
+  statementTimeout: true,
   rightJoin: true,
   fullJoin: true,
   nullsOrder: true,
