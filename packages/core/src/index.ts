@@ -212,6 +212,8 @@ export type {
   TableSnapshot,
 } from "./schema/schema-snapshot.js";
 export { SCHEMA_SNAPSHOT_VERSION } from "./schema/schema-snapshot.js";
+export type { ColumnTypeReading } from "./schema/snapshot-column.js";
+export { snapshotColumn } from "./schema/snapshot-column.js";
 export { sortSnapshot } from "./schema/sort-snapshot.js";
 export type { TableMeta } from "./schema/table-meta.js";
 export { tableMeta } from "./schema/table-meta.js";

@@ -10,7 +10,7 @@ import type {
   SchemaSnapshot,
   TableSnapshot,
 } from "tempest-db-js";
-import { INTROSPECTOR_VERSION, SCHEMA_SNAPSHOT_VERSION } from "tempest-db-js";
+import { INTROSPECTOR_VERSION, SCHEMA_SNAPSHOT_VERSION, snapshotColumn } from "tempest-db-js";
 import { canonicalMysqlSql, mysqlColumnType, mysqlDefault, parseMysqlSql } from "./mysql-schema-text.js";
 
 /**
@@ -142,7 +142,7 @@ function readTable(name: string, columnRows: Row[], indexRows: Row[], checkRows:
       generated || raw === null || (mariadb && raw === "NULL")
         ? null
         : mysqlDefault(raw, type.kind, { expression: extra.includes("DEFAULT_GENERATED"), quotedLiterals: mariadb });
-    return column(columnName, type, row.nullable === "NO", unique.has(columnName), fallback, generated);
+    return snapshotColumn(columnName, type, row.nullable === "NO", unique.has(columnName), fallback, generated);
   });
   return { name, columns, primaryKey, indexes, foreignKeys };
 }
@@ -178,35 +178,13 @@ function action(rule: string): ForeignKeyAction {
   return lower === "cascade" || lower === "set null" ? lower : "restrict";
 }
 
-function column(
-  name: string,
-  type: ReturnType<typeof mysqlColumnType>,
-  notNull: boolean,
-  unique: boolean,
-  fallback: ColumnSnapshot["default"],
-  generated: ColumnSnapshot["generated"],
-): ColumnSnapshot {
-  return {
-    name,
-    kind: type.kind,
-    notNull,
-    unique,
-    default: fallback,
-    enumValues: type.enumValues,
-    length: type.length,
-    precision: type.precision,
-    scale: type.scale,
-    generated,
-  };
-}
-
 function modelTable(ddl: ModelTableDdl): TableSnapshot {
   return {
     name: ddl.name,
     columns: ddl.columns.map((c) => {
       const type = mysqlColumnType(c.type);
       const fallback = c.defaultSql === null ? null : mysqlDefault(c.defaultSql, type.kind, { expression: false, quotedLiterals: true });
-      return column(c.name, type, c.notNull, c.unique, fallback, null);
+      return snapshotColumn(c.name, type, c.notNull, c.unique, fallback, null);
     }),
     primaryKey: [...ddl.primaryKey],
     indexes: ddl.indexes.map((index) => ({

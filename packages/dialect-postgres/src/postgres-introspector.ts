@@ -10,7 +10,7 @@ import type {
   SchemaSnapshot,
   TableSnapshot,
 } from "tempest-db-js";
-import { INTROSPECTOR_VERSION, SCHEMA_SNAPSHOT_VERSION } from "tempest-db-js";
+import { INTROSPECTOR_VERSION, SCHEMA_SNAPSHOT_VERSION, snapshotColumn } from "tempest-db-js";
 import { canonicalPgSql, parsePgSql, pgColumnType, pgDefault } from "./postgres-schema-text.js";
 
 /**
@@ -126,7 +126,7 @@ function readTable(name: string, columnRows: readonly Row[], indexRows: readonly
     const expression = row.default_sql === null || row.default_sql === undefined ? null : String(row.default_sql);
     const generated =
       generatedKind === "s" || generatedKind === "v" ? { sql: canonicalPgSql(expression ?? ""), stored: generatedKind === "s" } : null;
-    return column(
+    return snapshotColumn(
       columnName,
       type,
       row.not_null === true,
@@ -167,35 +167,13 @@ function enumCheck(definition: string): { column: string; values: string[] } | u
   return { column: node.operand.parts[0] as string, values: node.items.map((item) => (item.t === "string" ? item.value : "")) };
 }
 
-function column(
-  name: string,
-  type: ReturnType<typeof pgColumnType>,
-  notNull: boolean,
-  unique: boolean,
-  fallback: ColumnSnapshot["default"],
-  generated: ColumnSnapshot["generated"],
-): ColumnSnapshot {
-  return {
-    name,
-    kind: type.kind,
-    notNull,
-    unique,
-    default: fallback,
-    enumValues: type.enumValues,
-    length: type.length,
-    precision: type.precision,
-    scale: type.scale,
-    generated,
-  };
-}
-
 function modelTable(ddl: ModelTableDdl): TableSnapshot {
   const taken = new Set<string>();
   return {
     name: ddl.name,
     columns: ddl.columns.map((c) => {
       const type = pgColumnType(c.type, c.enumValues);
-      return column(c.name, type, c.notNull, c.unique, c.defaultSql === null ? null : pgDefault(c.defaultSql, type.kind), null);
+      return snapshotColumn(c.name, type, c.notNull, c.unique, c.defaultSql === null ? null : pgDefault(c.defaultSql, type.kind), null);
     }),
     primaryKey: [...ddl.primaryKey],
     indexes: ddl.indexes.map((index) => ({

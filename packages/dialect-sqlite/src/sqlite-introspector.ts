@@ -3,6 +3,7 @@ import type {
   ColumnDefaultSnapshot,
   ColumnKind,
   ColumnSnapshot,
+  ColumnTypeReading,
   ForeignKeyAction,
   ForeignKeySnapshot,
   IndexSnapshot,
@@ -20,6 +21,7 @@ import {
   isPunct,
   isWord,
   SCHEMA_SNAPSHOT_VERSION,
+  snapshotColumn,
   splitTopLevel,
   sqlTokens,
 } from "tempest-db-js";
@@ -192,30 +194,7 @@ function modelTable(ddl: ModelTableDdl): TableSnapshot {
   };
 }
 
-/** A column in the type's field order, so snapshot files list every column's fields alike. */
-function snapshotColumn(
-  name: string,
-  type: ColumnType,
-  notNull: boolean,
-  unique: boolean,
-  fallback: ColumnSnapshot["default"],
-  generated: ColumnSnapshot["generated"],
-): ColumnSnapshot {
-  return {
-    name,
-    kind: type.kind,
-    notNull,
-    unique,
-    default: fallback,
-    enumValues: type.enumValues,
-    length: type.length,
-    precision: type.precision,
-    scale: type.scale,
-    generated,
-  };
-}
-
-type ColumnType = Pick<ColumnSnapshot, "kind" | "enumValues" | "length" | "precision" | "scale">;
+type ColumnType = ColumnTypeReading;
 
 /** The kind a declared type reads back as: SQLite's affinity rules, refined by the common type names. */
 export function typeOf(declared: string, enumValues: readonly string[] | null): ColumnType {
