@@ -10,8 +10,11 @@ import { advisoryLock, namedLock, serializedWritesLock } from "./lock/migration-
  */
 export interface MigrationDialect {
   readonly lock: MigrationLock;
-  /** DDL inside a transaction rolls back with it (PostgreSQL, SQLite); false where DDL commits implicitly (MySQL). */
-  readonly transactionalDdl: boolean;
+  /**
+   * DDL inside a transaction rolls back with it (PostgreSQL, SQLite); false where DDL commits
+   * implicitly (MySQL). Default: the engine's `transactionalDdl` capability, which the dialect declares.
+   */
+  readonly transactionalDdl?: boolean;
   /** Statements that bound how long each later statement of the transaction waits for a lock. */
   lockTimeout?(ms: number): string[];
   /** Whether a failed concurrent build left an index of this name behind, unusable. */
@@ -24,7 +27,6 @@ const quotePg = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 const postgres: MigrationDialect = {
   lock: advisoryLock,
-  transactionalDdl: true,
   // SET LOCAL: the timeout ends with the migration's transaction, never leaks into the pool.
   lockTimeout: (ms) => [`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(ms))}`],
   async invalidIndex(db, name) {
@@ -40,14 +42,16 @@ const postgres: MigrationDialect = {
 
 const BUILT_IN: Readonly<Record<string, MigrationDialect>> = {
   PostgreSQL: postgres,
-  MySQL: { lock: namedLock, transactionalDdl: false },
-  SQLite: { lock: serializedWritesLock, transactionalDdl: true },
+  MySQL: { lock: namedLock },
+  SQLite: { lock: serializedWritesLock },
 };
 
-export function migrationDialectFor(engine: Engine, given?: MigrationDialect): MigrationDialect {
-  if (given) return given;
-  const known = BUILT_IN[engine.dialectName];
-  if (known) return known;
+/** A MigrationDialect with what the engine's capabilities already tell filled in. */
+export type ResolvedMigrationDialect = MigrationDialect & { readonly transactionalDdl: boolean };
+
+export function migrationDialectFor(engine: Engine, given?: MigrationDialect): ResolvedMigrationDialect {
+  const known = given ?? BUILT_IN[engine.dialectName];
+  if (known) return { ...known, transactionalDdl: known.transactionalDdl ?? engine.capabilities.transactionalDdl };
   throw new UnsupportedFeatureError(
     engine.dialectName,
     "migrations",

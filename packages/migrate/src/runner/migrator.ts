@@ -2,7 +2,7 @@ import type { Engine } from "tempest-db-js";
 import { MigrationChecksumError, MigrationStateError } from "../errors.js";
 import type { HistoryRow } from "../history/history-table.js";
 import { HistoryTable } from "../history/history-table.js";
-import type { MigrationDialect } from "../migration-dialect.js";
+import type { MigrationDialect, ResolvedMigrationDialect } from "../migration-dialect.js";
 import { migrationDialectFor } from "../migration-dialect.js";
 import type { LoadedMigration, MigrationFile } from "../migration-folder.js";
 import { listMigrations, loadMigration } from "../migration-folder.js";
@@ -66,7 +66,7 @@ export interface StatusResult {
   readonly problems: readonly string[];
 }
 
-function context(options: RunnerOptions, dialect: MigrationDialect, history: HistoryTable): RunContext {
+function context(options: RunnerOptions, dialect: ResolvedMigrationDialect, history: HistoryTable): RunContext {
   return {
     engine: options.engine,
     dialect,
@@ -77,7 +77,7 @@ function context(options: RunnerOptions, dialect: MigrationDialect, history: His
   };
 }
 
-function holdLock<T>(options: RunnerOptions, dialect: MigrationDialect, history: HistoryTable, fn: () => Promise<T>): Promise<T> {
+function holdLock<T>(options: RunnerOptions, dialect: ResolvedMigrationDialect, history: HistoryTable, fn: () => Promise<T>): Promise<T> {
   return dialect.lock.hold(
     options.engine,
     `tempest-migrate:${history.name}`,
