@@ -15,6 +15,8 @@ export type {
   NotNode,
 } from "./ast/condition-node.js";
 export type { CteBody, CteNode } from "./ast/cte-node.js";
+export type { Expression } from "./ast/expression.js";
+export { isExpression } from "./ast/expression.js";
 export type {
   AggregateOfNode,
   ArithmeticNode,
@@ -176,6 +178,8 @@ export type { EngineOptions } from "./engine/engine.js";
 export { createEngine, Engine } from "./engine/engine.js";
 export type { Executor, TransactionHandle, TransactionOptions } from "./engine/executor.js";
 export { introspect } from "./engine/introspect.js";
+export { modelsSnapshot } from "./engine/models-snapshot.js";
+export { PreparedStatement } from "./engine/prepared-statement.js";
 export type { QueryEvent } from "./engine/query-event.js";
 export type { ExecutedQuery } from "./engine/query-result.js";
 export { QueryResult } from "./engine/query-result.js";
@@ -186,13 +190,10 @@ export { RowStream } from "./engine/row-stream.js";
 export { Session } from "./engine/session.js";
 export { Transaction } from "./engine/transaction.js";
 export * from "./errors.js";
-export type { Expression } from "./expression/expression.js";
-export { isExpression } from "./expression/expression.js";
 export type { ExpressionAggregateOptions, ExpressionFunctions, SumOfKind } from "./expression/fn.js";
 export { col, fn } from "./expression/fn.js";
+export type { PlaceholderKind, PlaceholderSpec, Placeholders, PlaceholderValues, PlaceholderValueTypes } from "./expression/placeholder.js";
 export { sql } from "./expression/sql.js";
-export type { PlaceholderKind, PlaceholderSpec, Placeholders, PlaceholderValues, PlaceholderValueTypes } from "./prepared/placeholder.js";
-export { PreparedStatement } from "./prepared/prepared-statement.js";
 export type { JsonValue } from "./schema/column.js";
 export { Column, column } from "./schema/column.js";
 export type { ColumnDefault, ColumnKind, ColumnMeta, ColumnSpec } from "./schema/column-meta.js";
@@ -200,7 +201,6 @@ export { Index, index, uniqueIndex } from "./schema/index.js";
 export type { IndexMeta } from "./schema/index-meta.js";
 export type { ModelClass } from "./schema/model.js";
 export { Model } from "./schema/model.js";
-export { modelsSnapshot } from "./schema/models-snapshot.js";
 export { toSnakeCase } from "./schema/naming.js";
 export type {
   ColumnDefaultSnapshot,

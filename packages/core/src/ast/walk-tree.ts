@@ -1,7 +1,7 @@
 import { ValidationError } from "../errors.js";
-import { expressionNode } from "../expression/expression.js";
 import type { ConditionNode } from "./condition-node.js";
 import type { CteNode } from "./cte-node.js";
+import { expressionNode } from "./expression.js";
 import type { JoinNode, QueryParts, SelectionNode } from "./query-node.js";
 import type { ConflictClause, LockClause, StatementNode, SubqueryNode } from "./statement-node.js";
 import type { ValueNode } from "./value-node.js";

@@ -5,7 +5,6 @@ import { nestingOf } from "../compiler/compiled-query.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
-import { checkAlias } from "../schema/source-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { registerTableMeta } from "../schema/table-meta.js";
 import type { CteSource } from "../types/set-types.js";
@@ -13,6 +12,7 @@ import { setOperation } from "./compound-builder.js";
 import type { Executable } from "./executable.js";
 import { isExecutable } from "./executable.js";
 import { derivedColumn } from "./result-columns.js";
+import { checkAlias } from "./source-meta.js";
 
 export interface CteOptions {
   /**

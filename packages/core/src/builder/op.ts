@@ -1,6 +1,6 @@
+import type { Expression } from "../ast/expression.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
-import type { Expression } from "../expression/expression.js";
 import type { Subquery } from "./subquery.js";
 
 const OPERATOR = Symbol.for("tempest-db-js.operator");

@@ -1,13 +1,12 @@
+import type { Expression } from "../ast/expression.js";
+import { brandExpression } from "../ast/expression.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { AggregateFunction } from "../ast/value-node.js";
 import { aggregateNode, existsNode, scalarSubqueryNode, sourceColumnNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
-import type { Expression } from "../expression/expression.js";
-import { brandExpression } from "../expression/expression.js";
 import { expressionBuilders } from "../expression/expression-builders.js";
 import type { ExpressionAggregateOptions, SumOfKind } from "../expression/fn.js";
 import type { ModelClass } from "../schema/model.js";
-import { sourceMeta } from "../schema/source-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { columnOf, tableMeta } from "../schema/table-meta.js";
 import type { KindOf, NumberOperand, RefExpression, RefKind, Resolved, ValueOf } from "../types/expression-types.js";
@@ -20,6 +19,7 @@ import { isExecutable } from "./executable.js";
 import type { QueryScope } from "./query-scope.js";
 import { refColumn } from "./query-scope.js";
 import { resolveWhere } from "./resolve-where.js";
+import { sourceMeta } from "./source-meta.js";
 import { windowableAggregate, windowHelpers } from "./window-helpers.js";
 
 /**

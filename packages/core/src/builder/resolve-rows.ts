@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { expressionNode } from "../ast/expression.js";
 import type { ExpressionNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
-import { expressionNode } from "../expression/expression.js";
-import { placeAt } from "../prepared/placeholder.js";
+import { placeAt } from "../expression/placeholder.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { checkValue } from "./check-value.js";

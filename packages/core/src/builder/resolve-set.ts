@@ -1,8 +1,8 @@
+import { expressionNode } from "../ast/expression.js";
 import type { Assignment } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
-import { expressionNode } from "../expression/expression.js";
-import { placeAt } from "../prepared/placeholder.js";
+import { placeAt } from "../expression/placeholder.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { columnOf } from "../schema/table-meta.js";
 import { resolveValue } from "./resolve-value.js";

@@ -1,8 +1,8 @@
+import { expressionNode } from "../ast/expression.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { paramNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
-import { expressionNode } from "../expression/expression.js";
-import { placeAt } from "../prepared/placeholder.js";
+import { placeAt } from "../expression/placeholder.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import { checkValue } from "./check-value.js";
 import { refuseWindowValue } from "./window-rules.js";

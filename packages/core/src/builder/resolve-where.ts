@@ -10,12 +10,12 @@ import {
   junctionNode,
   notNode,
 } from "../ast/condition-node.js";
+import { expressionNode } from "../ast/expression.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { paramNode } from "../ast/value-node.js";
 import { MAX_NESTING, tooDeep } from "../ast/walk-tree.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
-import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { isCondition } from "./condition.js";

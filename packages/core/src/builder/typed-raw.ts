@@ -1,7 +1,7 @@
+import type { Expression } from "../ast/expression.js";
+import { expressionNode } from "../ast/expression.js";
 import { rawStatementNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
-import type { Expression } from "../expression/expression.js";
-import { expressionNode } from "../expression/expression.js";
 import type { JsonValue } from "../schema/column.js";
 import type { ColumnKind } from "../schema/column-meta.js";
 import type { Simplify } from "../types/model-types.js";

@@ -1,3 +1,5 @@
+import type { Expression } from "../ast/expression.js";
+import { brandExpression, brandExpressionWith, expressionNode } from "../ast/expression.js";
 import type { AggregateNode } from "../ast/value-node.js";
 import { paramNode, sourceColumnNode } from "../ast/value-node.js";
 import type {
@@ -20,8 +22,6 @@ import {
 } from "../ast/window-node.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
-import type { Expression } from "../expression/expression.js";
-import { brandExpression, brandExpressionWith, expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { checkValue } from "./check-value.js";

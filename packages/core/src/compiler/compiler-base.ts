@@ -1,14 +1,14 @@
+import { expressionNode } from "../ast/expression.js";
 import type { TypedExpressionNode } from "../ast/expression-node.js";
 import type { SelectionNode } from "../ast/query-node.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { AggregateNode, PlaceholderNode, ValueNode } from "../ast/value-node.js";
 import type { WindowNode } from "../ast/window-node.js";
+import { valueTextProblem } from "../codec/check-text.js";
 import type { ValueCodec } from "../codec/value-codec.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
-import { expressionNode } from "../expression/expression.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
-import { valueTextProblem } from "./check-text.js";
 import type { CompileContext } from "./compiled-query.js";
 import { contextWith } from "./compiled-query.js";
 import { formatLiteral } from "./format-literal.js";

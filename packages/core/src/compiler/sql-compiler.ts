@@ -1,9 +1,9 @@
 import type { Assignment, ConflictClause, DeleteNode, InsertNode, StatementNode, UpdateNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { tooDeep } from "../ast/walk-tree.js";
+import { textProblem } from "../codec/check-text.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
-import { textProblem } from "./check-text.js";
 import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiled-query.js";
 import { contextWith, nestingOf, newContext, resultColumns, tableOf } from "./compiled-query.js";

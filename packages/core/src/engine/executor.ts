@@ -1,3 +1,5 @@
+import type { Expression } from "../ast/expression.js";
+import { isExpression } from "../ast/expression.js";
 import type { SchemaChange, SchemaStep } from "../ast/schema-change-node.js";
 import type { StatementNode } from "../ast/statement-node.js";
 import { rawStatementNode } from "../ast/statement-node.js";
@@ -8,8 +10,6 @@ import type { BeginOptions } from "../compiler/sql-compiler.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
 import type { DriverConnection } from "../dialect/driver.js";
 import { TransactionFinishedError, ValidationError } from "../errors.js";
-import type { Expression } from "../expression/expression.js";
-import { isExpression } from "../expression/expression.js";
 import type { EngineCore } from "./engine-core.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { QueryResult } from "./query-result.js";

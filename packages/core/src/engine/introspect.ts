@@ -1,6 +1,6 @@
 import type { IntrospectOptions } from "../dialect/introspector.js";
+import { requireIntrospector } from "../dialect/require-introspector.js";
 import { ValidationError } from "../errors.js";
-import { requireIntrospector } from "../schema/require-introspector.js";
 import type { SchemaSnapshot } from "../schema/schema-snapshot.js";
 import { sortSnapshot } from "../schema/sort-snapshot.js";
 import { Engine } from "./engine.js";

@@ -1,8 +1,8 @@
+import type { Expression } from "../ast/expression.js";
 import type { Executable } from "../builder/executable.js";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
 import type { DriverConnection } from "../dialect/driver.js";
 import { QueryError, StreamEndedTransactionError, TransactionFailedError, ValidationError } from "../errors.js";
-import type { Expression } from "../expression/expression.js";
 import type { EngineCore } from "./engine-core.js";
 import type { TransactionHandle, TransactionOptions } from "./executor.js";
 import { BaseExecutor, finishedError, toNode } from "./executor.js";

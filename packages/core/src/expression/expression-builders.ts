@@ -1,4 +1,6 @@
 import type { ConditionNode } from "../ast/condition-node.js";
+import type { Expression } from "../ast/expression.js";
+import { brandExpression, brandExpressionWith } from "../ast/expression.js";
 import type { ArithmeticOperator, CaseBranch, ComparisonOperator, ScalarFunction } from "../ast/expression-node.js";
 import {
   aggregateOfNode,
@@ -15,8 +17,6 @@ import { paramNode } from "../ast/value-node.js";
 import { checkValue } from "../builder/check-value.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnKind } from "../schema/column-meta.js";
-import type { Expression } from "./expression.js";
-import { brandExpression, brandExpressionWith } from "./expression.js";
 import type { Operand } from "./value-type.js";
 import { anyNullable, commonKind, familyOf, kindColumn, nodeAs, numberKind, operandOf } from "./value-type.js";
 

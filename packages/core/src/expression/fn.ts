@@ -1,3 +1,5 @@
+import type { Expression } from "../ast/expression.js";
+import { brandExpression } from "../ast/expression.js";
 import { sourceColumnNode } from "../ast/value-node.js";
 import { resolveWhere } from "../builder/resolve-where.js";
 import type { ColumnKind } from "../schema/column-meta.js";
@@ -20,8 +22,6 @@ import type {
   ValueOf,
 } from "../types/expression-types.js";
 import type { FieldOf } from "../types/model-types.js";
-import type { Expression } from "./expression.js";
-import { brandExpression } from "./expression.js";
 import { expressionBuilders } from "./expression-builders.js";
 
 /** Options of an aggregate over an expression. */

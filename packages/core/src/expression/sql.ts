@@ -1,11 +1,11 @@
+import type { Expression } from "../ast/expression.js";
+import { brandExpression, expressionNode } from "../ast/expression.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { columnRefNode, excludedNode, nowNode, paramNode, rawNode, templateNode } from "../ast/value-node.js";
 import { typedQuery } from "../builder/typed-raw.js";
-import { textProblem } from "../compiler/check-text.js";
+import { textProblem } from "../codec/check-text.js";
 import { ValidationError } from "../errors.js";
 import { assertBindable, describe } from "./assert-bindable.js";
-import type { Expression } from "./expression.js";
-import { brandExpression, expressionNode } from "./expression.js";
 import { quotedHoles } from "./quoted-holes.js";
 
 /**

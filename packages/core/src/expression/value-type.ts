@@ -1,3 +1,4 @@
+import { expressionNode } from "../ast/expression.js";
 import type { ValueType } from "../ast/expression-node.js";
 import { valueType } from "../ast/expression-node.js";
 import type { ValueNode } from "../ast/value-node.js";
@@ -5,7 +6,6 @@ import { paramNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
 import { describe, isDateValue } from "./assert-bindable.js";
-import { expressionNode } from "./expression.js";
 
 /** Kinds that compare, sort and compute together (numbers promote among themselves, see numberKind). */
 export type KindFamily = "number" | "text" | "uuid" | "datetime" | "date" | "boolean" | "json" | "bytes";

@@ -1,5 +1,5 @@
-import type { Expression } from "../expression/expression.js";
-import { expressionNode } from "../expression/expression.js";
+import type { Expression } from "../ast/expression.js";
+import { expressionNode } from "../ast/expression.js";
 import type { ColumnKind, ColumnReference, ColumnSpec } from "./column-meta.js";
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

@@ -1,6 +1,6 @@
 import type { CteNode } from "../ast/cte-node.js";
 import { resolveWhere } from "../builder/resolve-where.js";
-import { textProblem } from "../compiler/check-text.js";
+import { textProblem } from "../codec/check-text.js";
 import { ValidationError } from "../errors.js";
 import { Column } from "./column.js";
 import type { ColumnMeta } from "./column-meta.js";

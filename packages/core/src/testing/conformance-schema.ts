@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Engine } from "../engine/engine.js";
 import { introspect } from "../engine/introspect.js";
+import { modelsSnapshot } from "../engine/models-snapshot.js";
 import { UnsupportedFeatureError } from "../errors.js";
-import { modelsSnapshot } from "../schema/models-snapshot.js";
 import type { TableSnapshot } from "../schema/schema-snapshot.js";
 import { tableMeta } from "../schema/table-meta.js";
 import { SchemaChild, SchemaParent, schemaModels } from "./conformance-schema-models.js";

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import type { Expression } from "../ast/expression.js";
 import { and, not, or } from "../builder/condition.js";
 import { deleteFrom } from "../builder/delete-builder.js";
 import type { Executable } from "../builder/executable.js";
@@ -8,7 +9,6 @@ import { select } from "../builder/select-builder.js";
 import { update } from "../builder/update-builder.js";
 import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import { toNode } from "../engine/executor.js";
-import type { Expression } from "../expression/expression.js";
 import { sql } from "../expression/sql.js";
 import { ConformanceJob, JOB_IDS } from "./conformance-models.js";
 import { hostileStrings } from "./hostile-strings.js";

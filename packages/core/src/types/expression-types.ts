@@ -1,4 +1,4 @@
-import type { Expression } from "../expression/expression.js";
+import type { Expression } from "../ast/expression.js";
 import type { Column } from "../schema/column.js";
 import type { ColumnKind } from "../schema/column-meta.js";
 import type { RefOf, RefValue, Sources } from "./query-types.js";

@@ -1,7 +1,7 @@
+import type { Expression } from "../ast/expression.js";
 import type { Condition } from "../builder/condition.js";
 import type { Operator } from "../builder/op.js";
 import type { Subquery } from "../builder/subquery.js";
-import type { Expression } from "../expression/expression.js";
 import type { Column } from "../schema/column.js";
 import type { Model, ModelClass } from "../schema/model.js";
 

@@ -1,4 +1,4 @@
-import type { Expression } from "../expression/expression.js";
+import type { Expression } from "../ast/expression.js";
 import type { ExpressionAggregateOptions, SumOfKind } from "../expression/fn.js";
 import type { ColumnKind } from "../schema/column-meta.js";
 import type {

@@ -1,5 +1,5 @@
+import type { Expression } from "../ast/expression.js";
 import type { Condition } from "../builder/condition.js";
-import type { Expression } from "../expression/expression.js";
 import type { ColumnValue, FieldCondition, FieldOf, RowOf, Simplify } from "./model-types.js";
 import type { WindowExpression } from "./window-types.js";
 

@@ -3,25 +3,25 @@ import type { PlaceholderNode } from "../ast/value-node.js";
 import { checkValue } from "../builder/check-value.js";
 import type { Executable } from "../builder/executable.js";
 import { acceptKind, fits, valueAccepter } from "../builder/value-accepter.js";
-import { textProblem } from "../compiler/check-text.js";
+import { textProblem } from "../codec/check-text.js";
 import type { CompiledQuery, PlaceholderSlot } from "../compiler/compiled-query.js";
 import type { SqlCompiler } from "../compiler/sql-compiler.js";
-import type { EngineCore } from "../engine/engine-core.js";
-import type { Executor } from "../engine/executor.js";
-import { BaseExecutor, toNode } from "../engine/executor.js";
-import type { ExecutedQuery } from "../engine/query-result.js";
-import { QueryResult } from "../engine/query-result.js";
-import { refusePlainOperators } from "../engine/refuse-plain-operators.js";
-import type { RowStream, StreamOptions } from "../engine/row-stream.js";
-import { refuseUnstreamable, streamBatchSize } from "../engine/row-stream.js";
-import { Transaction } from "../engine/transaction.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
+import type { PlaceholderSpec, Placeholders, PlaceholderValues } from "../expression/placeholder.js";
+import { makePlaceholders } from "../expression/placeholder.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
+import type { EngineCore } from "./engine-core.js";
+import type { Executor } from "./executor.js";
+import { BaseExecutor, toNode } from "./executor.js";
 import type { FastBinder } from "./fast-binder.js";
 import { fastBinder } from "./fast-binder.js";
-import type { PlaceholderSpec, Placeholders, PlaceholderValues } from "./placeholder.js";
-import { makePlaceholders } from "./placeholder.js";
+import type { ExecutedQuery } from "./query-result.js";
+import { QueryResult } from "./query-result.js";
+import { refusePlainOperators } from "./refuse-plain-operators.js";
+import type { RowStream, StreamOptions } from "./row-stream.js";
+import { refuseUnstreamable, streamBatchSize } from "./row-stream.js";
+import { Transaction } from "./transaction.js";
 
 /** One compilation of the statement, for one compiler (the engine replaces its compiler once, when ready). */
 interface Template {

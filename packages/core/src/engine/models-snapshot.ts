@@ -1,12 +1,12 @@
 import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import type { Dialect } from "../dialect/dialect.js";
-import { Engine } from "../engine/engine.js";
+import { requireIntrospector } from "../dialect/require-introspector.js";
 import { ValidationError } from "../errors.js";
-import type { ModelClass } from "./model.js";
-import { requireIntrospector } from "./require-introspector.js";
-import type { SchemaSnapshot } from "./schema-snapshot.js";
-import { sortSnapshot } from "./sort-snapshot.js";
-import { storedTableMeta } from "./table-meta.js";
+import type { ModelClass } from "../schema/model.js";
+import type { SchemaSnapshot } from "../schema/schema-snapshot.js";
+import { sortSnapshot } from "../schema/sort-snapshot.js";
+import { storedTableMeta } from "../schema/table-meta.js";
+import { Engine } from "./engine.js";
 
 /**
  * What `createAll(models)` creates on this engine's (or dialect's) database, as a SchemaSnapshot

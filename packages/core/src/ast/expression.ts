@@ -1,4 +1,4 @@
-import type { ExpressionNode } from "../ast/value-node.js";
+import type { ExpressionNode } from "./value-node.js";
 
 const BRAND = Symbol.for("tempest-db-js.expression");
 

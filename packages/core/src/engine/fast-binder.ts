@@ -1,5 +1,5 @@
 import { inlineTest } from "../builder/value-accepter.js";
-import { textProblem } from "../compiler/check-text.js";
+import { textProblem } from "../codec/check-text.js";
 
 /**
  * Binds a values object into a prepared statement's parameters when every value is the usual kind:

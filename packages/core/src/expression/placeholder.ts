@@ -1,10 +1,10 @@
+import type { Expression } from "../ast/expression.js";
+import { brandExpression } from "../ast/expression.js";
 import type { ExpressionNode, PlaceholderNode } from "../ast/value-node.js";
 import { placeholderNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
-import { describe } from "../expression/assert-bindable.js";
-import type { Expression } from "../expression/expression.js";
-import { brandExpression } from "../expression/expression.js";
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
+import { describe } from "./assert-bindable.js";
 
 /** The JavaScript value a placeholder of each declared kind takes (the column's own check still applies). */
 export interface PlaceholderValueTypes {

@@ -1,7 +1,7 @@
-import type { Dialect } from "../dialect/dialect.js";
-import type { Introspector } from "../dialect/introspector.js";
-import { INTROSPECTOR_VERSION } from "../dialect/introspector.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
+import type { Dialect } from "./dialect.js";
+import type { Introspector } from "./introspector.js";
+import { INTROSPECTOR_VERSION } from "./introspector.js";
 
 /**
  * The dialect's introspector, checked like the dialect contract itself: a dialect without one is

@@ -1,8 +1,8 @@
 import type { SourceMeta } from "../ast/query-node.js";
-import { isDerivedColumn, keepConversion } from "../builder/result-columns.js";
 import { ValidationError } from "../errors.js";
-import type { ColumnMeta } from "./column-meta.js";
-import type { TableMeta } from "./table-meta.js";
+import type { ColumnMeta } from "../schema/column-meta.js";
+import type { TableMeta } from "../schema/table-meta.js";
+import { isDerivedColumn, keepConversion } from "./result-columns.js";
 
 /** Aliases are identifiers written in code: letters, digits and underscores, not starting with a digit. */
 const ALIAS = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
