@@ -9,15 +9,19 @@ const src = join(import.meta.dirname, "..", "src");
  * Core's layers, lowest first: a runtime import may point at its own layer or a lower one, never up,
  * so that each layer can be read, tested and changed knowing only those beneath it. Type-only imports
  * are free (they vanish from dist/). A new folder or top-level file must be placed here first.
+ *
+ * The AST sits under the schema: its nodes are plain data that import nothing but errors at run
+ * time, while a model's metadata holds AST (a column default is an expression node, an index
+ * predicate a condition), so schema builds on ast and not the other way round.
  */
 const layers: readonly (readonly string[])[] = [
   ["errors.ts"],
-  ["schema", "codec", "types"],
   ["ast"],
+  ["schema", "codec", "types"],
   ["expression", "builder"],
   ["compiler"],
   ["dialect"],
-  ["engine", "prepared"],
+  ["engine"],
   ["testing"],
   ["index.ts"],
 ];
@@ -27,20 +31,7 @@ const layers: readonly (readonly string[])[] = [
  * code, not added to: an entry that no longer exists fails the check too, so the list only shrinks.
  */
 const knownUpward: readonly string[] = [
-  "ast/walk-tree.ts -> expression/expression.ts",
-  "builder/compound-builder.ts -> compiler/compiled-query.ts",
-  "builder/cte.ts -> compiler/compiled-query.ts",
-  "builder/resolve-rows.ts -> prepared/placeholder.ts",
-  "builder/resolve-set.ts -> prepared/placeholder.ts",
-  "builder/resolve-value.ts -> prepared/placeholder.ts",
-  "builder/select-parts.ts -> compiler/compiled-query.ts",
-  "expression/sql.ts -> compiler/check-text.ts",
-  "schema/column.ts -> expression/expression.ts",
-  "schema/models-snapshot.ts -> engine/engine.ts",
-  "schema/require-introspector.ts -> dialect/introspector.ts",
-  "schema/source-meta.ts -> builder/result-columns.ts",
   "schema/table-meta.ts -> builder/resolve-where.ts",
-  "schema/table-meta.ts -> compiler/check-text.ts",
 ];
 
 function layerOf(file: string): number {

@@ -1,9 +1,9 @@
 import type { CompoundNode, SetOperand, SetOperator } from "../ast/compound-node.js";
 import { compoundNode, partsOf } from "../ast/compound-node.js";
+import { nestingOf } from "../ast/row-nesting.js";
 import type { OrderByItem, StatementNode } from "../ast/statement-node.js";
 import { orderByItem } from "../ast/statement-node.js";
 import { outputColumnNode } from "../ast/value-node.js";
-import { nestingOf } from "../compiler/compiled-query.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";

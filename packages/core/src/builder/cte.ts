@@ -1,7 +1,7 @@
 import type { CompoundNode } from "../ast/compound-node.js";
 import type { CteBody, CteNode } from "../ast/cte-node.js";
 import { cteNode } from "../ast/cte-node.js";
-import { nestingOf } from "../compiler/compiled-query.js";
+import { nestingOf } from "../ast/row-nesting.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
 import type { ColumnMeta } from "../schema/column-meta.js";

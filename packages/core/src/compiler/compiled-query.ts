@@ -1,6 +1,6 @@
 import type { CteNode } from "../ast/cte-node.js";
-import type { NestedGroup, QueryParts, RowNesting, SelectionNode } from "../ast/query-node.js";
-import type { SelectNode, StatementNode } from "../ast/statement-node.js";
+import type { RowNesting, SelectionNode } from "../ast/query-node.js";
+import type { StatementNode } from "../ast/statement-node.js";
 import type { PlaceholderNode } from "../ast/value-node.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
@@ -64,30 +64,6 @@ export function contextWith(ctx: CompileContext, qualify: boolean, outputs: read
   };
 }
 
-const nestings = new WeakMap<readonly ColumnMeta[], RowNesting>();
-
-/** How a joined select's rows nest (one object per source), or undefined for flat rows; made once per projection. */
-export function nestingOf(node: SelectNode): RowNesting | undefined {
-  const parts = node.parts;
-  if (!parts || parts.selections || parts.joins.length === 0 || !parts.root) return undefined;
-  let nesting = nestings.get(node.columns);
-  if (nesting) return nesting;
-  const groups: NestedGroup[] = [];
-  const nullable = outerJoinedAliases(parts);
-  let start = 0;
-  for (const source of [parts.root, ...parts.joins.map((j) => j.source)]) {
-    const end = start + source.columns.length;
-    // A source is null when its primary key is (an outer join found no row); without one, when its first column is.
-    const key = source.primaryKey[0] ?? source.columns[0];
-    const nullAt = nullable.has(source.alias) && key ? start + source.columns.indexOf(key) : -1;
-    groups.push(Object.freeze({ key: source.alias, start, end, nullAt }));
-    start = end;
-  }
-  nesting = Object.freeze({ groups: Object.freeze(groups) });
-  nestings.set(node.columns, nesting);
-  return nesting;
-}
-
 export function tableOf(node: StatementNode): TableMeta | undefined {
   return node.kind === "rawStatement" || node.kind === "compound" ? undefined : node.table;
 }
@@ -107,16 +83,4 @@ export function resultColumns(node: StatementNode): readonly ColumnMeta[] | unde
     default:
       return undefined;
   }
-}
-
-/** The aliases of a query's sources that an outer join can fill with NULLs. */
-export function outerJoinedAliases(parts: QueryParts): ReadonlySet<string> {
-  const nullable = new Set<string>();
-  const seen: string[] = parts.root ? [parts.root.alias] : [];
-  for (const join of parts.joins) {
-    if (join.join === "right" || join.join === "full") for (const alias of seen) nullable.add(alias);
-    if (join.join === "left" || join.join === "full") nullable.add(join.source.alias);
-    seen.push(join.source.alias);
-  }
-  return nullable;
 }

@@ -2,13 +2,14 @@ import type { ConditionNode } from "../ast/condition-node.js";
 import { isTypedExpression } from "../ast/expression-node.js";
 import type { JoinNode, QueryParts, SelectionNode } from "../ast/query-node.js";
 import { NO_PARTS } from "../ast/query-node.js";
+import { outerJoinedAliases } from "../ast/row-nesting.js";
 import type { LockClause, SelectNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { isDerivedColumn } from "../builder/result-columns.js";
 import { typedResult } from "../builder/typed-result.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
-import { contextWith, outerJoinedAliases } from "./compiled-query.js";
+import { contextWith } from "./compiled-query.js";
 import { distinctIsNoOp, projectedKey } from "./distinct-order.js";
 import { SchemaChangeCompiler } from "./schema-change-compiler.js";
 

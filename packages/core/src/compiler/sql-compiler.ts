@@ -1,3 +1,4 @@
+import { nestingOf } from "../ast/row-nesting.js";
 import type { Assignment, ConflictClause, DeleteNode, InsertNode, StatementNode, UpdateNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { tooDeep } from "../ast/walk-tree.js";
@@ -6,7 +7,7 @@ import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiled-query.js";
-import { contextWith, nestingOf, newContext, resultColumns, tableOf } from "./compiled-query.js";
+import { contextWith, newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
 import { ExpressionCompiler } from "./expression-compiler.js";
 import { StatementShapes } from "./statement-shapes.js";

@@ -1,9 +1,9 @@
 import type { QueryParts } from "../ast/query-node.js";
+import { outerJoinedAliases } from "../ast/row-nesting.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { FrameBoundNode, OffsetFunctionNode, WindowKeyNode, WindowNode, WindowSpecNode } from "../ast/window-node.js";
 import { ValidationError } from "../errors.js";
 import type { CompileContext } from "./compiled-query.js";
-import { outerJoinedAliases } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
 import { CteCompiler } from "./cte-compiler.js";
 

@@ -1,0 +1,39 @@
+import type { ColumnMeta } from "../schema/column-meta.js";
+import type { NestedGroup, QueryParts, RowNesting } from "./query-node.js";
+import type { SelectNode } from "./statement-node.js";
+
+const nestings = new WeakMap<readonly ColumnMeta[], RowNesting>();
+
+/** How a joined select's rows nest (one object per source), or undefined for flat rows; made once per projection. */
+export function nestingOf(node: SelectNode): RowNesting | undefined {
+  const parts = node.parts;
+  if (!parts || parts.selections || parts.joins.length === 0 || !parts.root) return undefined;
+  let nesting = nestings.get(node.columns);
+  if (nesting) return nesting;
+  const groups: NestedGroup[] = [];
+  const nullable = outerJoinedAliases(parts);
+  let start = 0;
+  for (const source of [parts.root, ...parts.joins.map((j) => j.source)]) {
+    const end = start + source.columns.length;
+    // A source is null when its primary key is (an outer join found no row); without one, when its first column is.
+    const key = source.primaryKey[0] ?? source.columns[0];
+    const nullAt = nullable.has(source.alias) && key ? start + source.columns.indexOf(key) : -1;
+    groups.push(Object.freeze({ key: source.alias, start, end, nullAt }));
+    start = end;
+  }
+  nesting = Object.freeze({ groups: Object.freeze(groups) });
+  nestings.set(node.columns, nesting);
+  return nesting;
+}
+
+/** The aliases of a query's sources that an outer join can fill with NULLs. */
+export function outerJoinedAliases(parts: QueryParts): ReadonlySet<string> {
+  const nullable = new Set<string>();
+  const seen: string[] = parts.root ? [parts.root.alias] : [];
+  for (const join of parts.joins) {
+    if (join.join === "right" || join.join === "full") for (const alias of seen) nullable.add(alias);
+    if (join.join === "left" || join.join === "full") nullable.add(join.source.alias);
+    seen.push(join.source.alias);
+  }
+  return nullable;
+}
