@@ -1,30 +1,10 @@
 import type { Engine } from "tempest-db-js";
-import { createEngine, formatLiteral, op, select, sql, update } from "tempest-db-js";
+import { createEngine, op, select, sql, update } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, enqueue, reclaimExpired } from "../src/index.js";
+import { explainers, inline } from "./support/explain-plans.js";
 import { freshQueue } from "./support/fresh-queue.js";
-import type { Target } from "./support/targets.js";
 import { targets } from "./support/targets.js";
-
-/** Each server's own EXPLAIN, and what in its output means "read the whole table". */
-const explainers: Record<
-  Target["name"],
-  { prefix: string; analyze: (table: string) => string; fullScan: (plan: string, table: string) => boolean }
-> = {
-  PostgreSQL: { prefix: "EXPLAIN ", analyze: (t) => `ANALYZE "${t}"`, fullScan: (plan) => /Seq Scan/.test(plan) },
-  MySQL: { prefix: "EXPLAIN ", analyze: (t) => `ANALYZE TABLE \`${t}\``, fullScan: (plan) => /"type":"ALL"/.test(plan) },
-  SQLite: {
-    prefix: "EXPLAIN QUERY PLAN ",
-    analyze: (t) => `ANALYZE "${t}"`,
-    fullScan: (plan, t) => new RegExp(`SCAN ${t}\\b(?! USING)`).test(plan),
-  },
-};
-
-/** The statement with its parameters written in as literals, as the planner sees it for one execution. */
-function inline(statement: string, params: readonly unknown[]): string {
-  let i = 0;
-  return statement.replace(/\$(\d+)|\?/g, (_, n: string | undefined) => formatLiteral(params[n ? Number(n) - 1 : i++], false));
-}
 
 describe.each(targets)("claims use indexes on $name", (target) => {
   let engine: Engine;
