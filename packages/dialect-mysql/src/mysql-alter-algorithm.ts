@@ -1,5 +1,6 @@
 import type { ColumnSnapshot, SchemaChange } from "tempest-db-js";
 import type { MysqlCapabilities } from "./mysql-capabilities.js";
+import { foreignKeyIndexDrops } from "./mysql-foreign-key-index.js";
 
 /**
  * How InnoDB carries out an ALTER: `instant` changes only metadata, `inplace` rebuilds or builds an
@@ -66,6 +67,9 @@ export function changeAlgorithm(
     case "addCheck":
       return "copy";
     case "dropForeignKey":
+      // Dropping the key's own index with it is not instant (error 1846: "Reason: DROP INDEX").
+      if (foreignKeyIndexDrops(change, caps.indexIfNotExists).length > 0) return "inplace";
+      return caps.instantDropConstraint ? "instant" : "inplace";
     case "dropCheck":
       return caps.instantDropConstraint ? "instant" : "inplace";
     default:

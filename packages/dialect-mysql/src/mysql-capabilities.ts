@@ -12,7 +12,7 @@ export interface MysqlCapabilities extends DialectCapabilities {
   readonly server: MysqlServerVersion;
   /** `LOCK IN SHARE MODE` rather than `FOR SHARE` (MariaDB, MySQL before 8). */
   readonly lockInShareMode: boolean;
-  /** `CREATE INDEX IF NOT EXISTS` (MariaDB only). */
+  /** `CREATE INDEX IF NOT EXISTS`, and `DROP INDEX IF EXISTS` in ALTER TABLE (MariaDB only). */
   readonly indexIfNotExists: boolean;
   /** UPDATE/DELETE may read its own table in a subquery (MariaDB; MySQL answers error 1093). */
   readonly writeTargetInSubquery: boolean;

@@ -9,6 +9,7 @@ import type {
   ConflictClause,
   DeleteNode,
   DialectCapabilities,
+  DropForeignKeyChange,
   InListNode,
   InSubqueryNode,
   InsertNode,
@@ -26,6 +27,7 @@ import { algorithmClause, changeAlgorithm, modifyAlgorithm, worst } from "./mysq
 import type { MysqlCapabilities } from "./mysql-capabilities.js";
 import { asMysqlCapabilities } from "./mysql-capabilities.js";
 import { mysqlCodec } from "./mysql-codec.js";
+import { foreignKeyIndexDrops } from "./mysql-foreign-key-index.js";
 import { describeServer } from "./mysql-server-version.js";
 
 type LockStrength = LockClause["strength"];
@@ -380,8 +382,11 @@ export class MysqlCompiler extends SqlCompiler {
     return `ALTER TABLE ${this.quoteIdentifier(change.table)} DROP INDEX ${this.quoteIdentifier(change.index.name)}`;
   }
 
-  protected override dropForeignKeySql(table: string, name: string): string {
-    return `ALTER TABLE ${this.quoteIdentifier(table)} DROP FOREIGN KEY ${this.quoteIdentifier(name)}`;
+  /** The key, and the index InnoDB made for it by itself (see foreignKeyIndexDrops). */
+  protected override dropForeignKeySql(change: DropForeignKeyChange): string {
+    const q = (name: string) => this.quoteIdentifier(name);
+    const indexes = foreignKeyIndexDrops(change, this.mysql.indexIfNotExists).map((name) => `, DROP INDEX IF EXISTS ${q(name)}`);
+    return `ALTER TABLE ${q(change.table)} DROP FOREIGN KEY ${q(change.foreignKey.name)}${indexes.join("")}`;
   }
 }
 

@@ -125,6 +125,12 @@ export interface DropForeignKeyChange {
   readonly kind: "dropForeignKey";
   readonly table: string;
   readonly foreignKey: ForeignKeySnapshot & { readonly name: string };
+  /**
+   * The table as it is when the key is dropped (its other keys and indexes). MySQL/MariaDB then
+   * also drop the index InnoDB made for the key by itself, which outlives the key and which no model
+   * declares; absent, only the key is dropped.
+   */
+  readonly owner?: TableSnapshot | undefined;
 }
 
 /**

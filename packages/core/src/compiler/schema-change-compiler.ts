@@ -1,6 +1,7 @@
 import type {
   AlterColumnChange,
   CreateIndexChange,
+  DropForeignKeyChange,
   DropIndexChange,
   RebuildTableChange,
   SchemaChange,
@@ -84,7 +85,7 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
       }
       case "dropForeignKey":
         this.checkConstraints(change.kind, change.table, false);
-        return [this.ddlStep(change, this.dropForeignKeySql(change.table, change.foreignKey.name))];
+        return [this.ddlStep(change, this.dropForeignKeySql(change))];
       case "addCheck": {
         this.checkConstraints(change.kind, change.table, change.notValid);
         const check = `CHECK (${q(change.notNullOf)} IS NOT NULL)${change.notValid ? " NOT VALID" : ""}`;
@@ -148,8 +149,8 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
     return `DROP INDEX ${change.concurrently ? "CONCURRENTLY " : ""}${this.quoteIdentifier(change.index.name)}`;
   }
 
-  protected dropForeignKeySql(table: string, name: string): string {
-    return `ALTER TABLE ${this.quoteIdentifier(table)} DROP CONSTRAINT ${this.quoteIdentifier(name)}`;
+  protected dropForeignKeySql(change: DropForeignKeyChange): string {
+    return `ALTER TABLE ${this.quoteIdentifier(change.table)} DROP CONSTRAINT ${this.quoteIdentifier(change.foreignKey.name)}`;
   }
 
   protected dropCheckSql(table: string, name: string): string {

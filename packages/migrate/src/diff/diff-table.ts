@@ -39,7 +39,12 @@ export function diffTable(before: TableSnapshot, after: TableSnapshot, ctx: Tabl
 
   // Foreign keys and indexes first: what they use may be renamed or dropped below.
   const fkDiff = diffForeignKeys(before, after, renamed, ctx);
-  for (const fk of fkDiff.dropped) add({ kind: "dropForeignKey", table: before.name, foreignKey: fk.foreignKey }, fk.replaced);
+  // Each key with the table as it is when it goes (the keys dropped before it gone): MySQL drops the index it made for the key too.
+  let owner = before;
+  for (const fk of fkDiff.dropped) {
+    add({ kind: "dropForeignKey", table: before.name, foreignKey: fk.foreignKey, owner }, fk.replaced);
+    owner = { ...owner, foreignKeys: owner.foreignKeys.filter((k) => k.name !== fk.foreignKey.name) };
+  }
   const afterIndexes = new Map(after.indexes.map((i) => [i.name, i]));
   const keptIndexes = new Set<string>();
   for (const index of before.indexes) {

@@ -1,5 +1,6 @@
-import type { SchemaChange } from "tempest-db-js";
+import type { SchemaChange, SchemaSnapshot } from "tempest-db-js";
 import { exhaustive } from "tempest-db-js";
+import { applyChange } from "./apply-change.js";
 import { changeLabel } from "./change-label.js";
 import { DestructiveChangeError } from "./destructive-change-error.js";
 import { destructiveMarksOf } from "./destructive-marks.js";
@@ -61,13 +62,24 @@ export interface ReverseOptions {
  */
 export function reversePlan(plan: MigrationPlan, options: ReverseOptions = {}): MigrationPlan {
   const inverses: SchemaChange[] = [];
+  // The schema as the down plan goes, so a dropped foreign key carries its table as it is then (see DropForeignKeyChange.owner).
+  let state: SchemaSnapshot | undefined = plan.to;
+  const push = (inverse: SchemaChange) => {
+    const owner = inverse.kind === "dropForeignKey" ? state?.tables.find((t) => t.name === inverse.table) : undefined;
+    const change: SchemaChange = owner && inverse.kind === "dropForeignKey" ? { ...inverse, owner } : inverse;
+    inverses.push(change);
+    try {
+      state = state && applyChange(state, change);
+    } catch {
+      state = undefined; // a plan written by hand the snapshot cannot follow: the keys go without their owner
+    }
+  };
   for (const planned of [...plan.changes].reverse()) {
     const change = planned.change;
     const inverse = inverseChange(change);
-    if (inverse !== null) inverses.push(inverse);
+    if (inverse !== null) push(inverse);
     if (change.kind === "dropTable") {
-      for (const index of change.table.indexes)
-        inverses.push({ kind: "createIndex", table: change.table.name, index, concurrently: false });
+      for (const index of change.table.indexes) push({ kind: "createIndex", table: change.table.name, index, concurrently: false });
     }
   }
   // A drop the down plan recreates under the same name (an index whose columns changed) loses nothing.
