@@ -33,7 +33,7 @@ export function algorithmClause(algorithm: AlterAlgorithm, index: boolean): stri
 export function changeAlgorithm(
   change: SchemaChange,
   caps: MysqlCapabilities,
-  typeOf: (column: ColumnSnapshot) => string,
+  typeOf: (side: "from" | "to") => string,
 ): AlterAlgorithm | undefined {
   switch (change.kind) {
     case "createTable":
@@ -83,11 +83,11 @@ export function changeAlgorithm(
  * 255 bytes: 63 utf8mb4 characters). In place: nullability, UNIQUE. Any other type change copies
  * (int to bigint too, measured on MariaDB 10.11).
  */
-export function modifyAlgorithm(from: ColumnSnapshot, to: ColumnSnapshot, typeOf: (column: ColumnSnapshot) => string): AlterAlgorithm {
+export function modifyAlgorithm(from: ColumnSnapshot, to: ColumnSnapshot, typeOf: (side: "from" | "to") => string): AlterAlgorithm {
   const algorithms: AlterAlgorithm[] = [];
   if (from.unique !== to.unique) algorithms.push("inplace");
   if (from.notNull !== to.notNull) algorithms.push("inplace");
-  if (typeOf(from) !== typeOf(to)) {
+  if (typeOf("from") !== typeOf("to")) {
     if (from.kind === "enum" && to.kind === "enum") {
       const old = from.enumValues ?? [];
       const appended =

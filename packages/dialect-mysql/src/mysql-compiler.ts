@@ -328,8 +328,8 @@ export class MysqlCompiler extends SqlCompiler {
    * writes; an ALTER that can only copy has no clause and is marked `copiesTable` for the lint.
    */
   protected override ddlStep(change: SchemaChange, sql: string, flags: SchemaStepFlags & { transactional?: boolean } = {}): SchemaStep {
-    const algorithm = changeAlgorithm(change, this.mysql, (column) =>
-      this.columnType(this.alterDefinition(change as AlterColumnChange, column)),
+    const algorithm = changeAlgorithm(change, this.mysql, (side) =>
+      this.columnType(this.alterDefinition(change as AlterColumnChange, side)),
     );
     return this.algorithmStep(change, sql, algorithm, flags);
   }
@@ -356,9 +356,9 @@ export class MysqlCompiler extends SqlCompiler {
       this.unsupported(`changing a generated column (${table}.${to.name})`, "Drop the column and add it again.");
     }
     const q = (name: string) => this.quoteIdentifier(name);
-    const before = this.alterDefinition(change, from);
-    const after = this.alterDefinition(change, to);
-    const typeOf = (column: typeof from) => this.columnType(column === from ? before : after);
+    const before = this.alterDefinition(change, "from");
+    const after = this.alterDefinition(change, "to");
+    const typeOf = (side: "from" | "to") => this.columnType(side === "from" ? before : after);
     const actions: string[] = [];
     const algorithms: AlterAlgorithm[] = [];
     const reshaped = this.columnType(before) !== this.columnType(after) || from.notNull !== to.notNull;

@@ -93,8 +93,13 @@ export interface AlterColumnChange {
   readonly table: string;
   readonly from: ColumnSnapshot;
   readonly to: ColumnSnapshot;
-  /** As AddColumnChange.keyed: a key or index covers the column (MySQL writes the whole column again). */
+  /** As AddColumnChange.keyed: a key or index of the table after the change covers the column. */
   readonly keyed?: boolean | undefined;
+  /**
+   * A key or index of the table before the change covers the column: the type it has now (MySQL: a
+   * text column that gains a key goes from TEXT to the bounded type). Absent: taken as `keyed`.
+   */
+  readonly keyedBefore?: boolean | undefined;
 }
 
 export interface CreateIndexChange {

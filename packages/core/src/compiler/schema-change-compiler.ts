@@ -179,8 +179,10 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
     return this.columnType(column);
   }
 
-  protected alterDefinition(change: AlterColumnChange, column: ColumnSnapshot): ColumnDefinition {
-    return columnDefinition(change.table, column, false, change.keyed ?? false);
+  /** The column before (`from`) or after (`to`) the change, keyed as the table is then. */
+  protected alterDefinition(change: AlterColumnChange, side: "from" | "to"): ColumnDefinition {
+    const keyed = side === "from" ? (change.keyedBefore ?? change.keyed) : change.keyed;
+    return columnDefinition(change.table, change[side], false, keyed ?? false);
   }
 
   /**
@@ -197,8 +199,8 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
     }
     const q = (name: string) => this.quoteIdentifier(name);
     const column = q(to.name);
-    const before = this.alterDefinition(change, from);
-    const after = this.alterDefinition(change, to);
+    const before = this.alterDefinition(change, "from");
+    const after = this.alterDefinition(change, "to");
     const actions: string[] = [];
     const steps: SchemaStep[] = [];
     const typeChanged = this.columnType(before) !== this.columnType(after);

@@ -80,7 +80,9 @@ export function diffTable(before: TableSnapshot, after: TableSnapshot, ctx: Tabl
       continue;
     }
     if (sameColumnShape(source, column)) continue;
-    add({ kind: "alterColumn", table, from: { ...source, name: column.name }, to: column, keyed: isKeyed(after, column.name) });
+    const keyed = isKeyed(after, column.name);
+    const keyedBefore = isKeyed(before, source.name);
+    add({ kind: "alterColumn", table, from: { ...source, name: column.name }, to: column, keyed, keyedBefore });
     if (!caps.alterColumn) needsRebuild = true;
   }
   for (const column of added) {

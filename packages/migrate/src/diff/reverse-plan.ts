@@ -24,7 +24,14 @@ export function inverseChange(change: SchemaChange): SchemaChange | null {
     case "renameColumn":
       return { kind: "renameColumn", table: change.table, from: change.to, to: change.from };
     case "alterColumn":
-      return { kind: "alterColumn", table: change.table, from: change.to, to: change.from, keyed: change.keyed };
+      return {
+        kind: "alterColumn",
+        table: change.table,
+        from: change.to,
+        to: change.from,
+        keyed: change.keyedBefore ?? change.keyed,
+        keyedBefore: change.keyed,
+      };
     case "createIndex":
       return { kind: "dropIndex", table: change.table, index: change.index, concurrently: change.concurrently };
     case "dropIndex":

@@ -49,7 +49,6 @@ describe.each(targets)("diffSchemas applied on $name", (target) => {
       dialect: "abstract",
       tables: TABLES,
       partialIndexes: target.name !== "MySQL",
-      keyedText: target.name !== "MySQL",
     });
     // Snapshots as this database normalises them: the random schema pulled into models, read back by modelsSnapshot.
     const onServer = (schema: SchemaSnapshot) => modelsSnapshot(engine, pullModels(schema).models);
