@@ -26,6 +26,11 @@ export class PostgresJsCompiler extends SqlCompiler {
     return super.literal(value, column);
   }
 
+  /** The string functions in code point order, and LOWER / UPPER folding A-Z only (a libc or ICU locale folds every letter). */
+  override textInputSql(sql: string): string {
+    return `(${sql} COLLATE "C")`;
+  }
+
   override notifySql(): string {
     return "SELECT pg_notify($1, $2)";
   }

@@ -29,6 +29,7 @@ export type {
   FunctionCallNode,
   NegateNode,
   ScalarFunction,
+  StringFunction,
   TypedExpressionNode,
   ValueType,
 } from "./ast/expression-node.js";
@@ -238,6 +239,9 @@ export type {
   Resolved,
   SameFamily,
   TextKind,
+  TextOf,
+  TextOperand,
+  TextRefOf,
   ValueOf,
 } from "./types/expression-types.js";
 export type {
@@ -253,7 +257,7 @@ export type {
   WhereArg,
   WhereInput,
 } from "./types/model-types.js";
-export type { QueryExpressionHelpers, QueryNumber, QueryOperand } from "./types/query-expression-types.js";
+export type { QueryExpressionHelpers, QueryNumber, QueryOperand, QueryText } from "./types/query-expression-types.js";
 export type {
   AllNullable,
   JoinedRow,

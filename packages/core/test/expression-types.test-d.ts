@@ -87,4 +87,49 @@ describe("typed expressions: each value's JavaScript type, nullable when an inpu
     expectTypeOf(fn.val("1.5", "numeric")).toEqualTypeOf<Expression<string | null, "numeric">>();
     expectTypeOf(col(Order, "amount")).toEqualTypeOf<Expression<string, "numeric">>();
   });
+
+  test("string functions: texts in, a text (or a length) out, nullable when an input is", () => {
+    const q = select(Value).columns((q) => ({
+      lower: q.lower("textValue"),
+      upper: q.upper("enumValue"),
+      trimmed: q.trim(q.val("  x ")),
+      length: q.length("varcharValue"),
+      joined: q.concat("textValue", q.val("-"), "enumValue"),
+      known: q.concat(q.val("a"), q.val("b")),
+      part: q.substring(q.val("abc"), 2, 1),
+    }));
+    expectTypeOf(engine.execute(q).all()).resolves.items.toEqualTypeOf<{
+      lower: string | null;
+      upper: string | null;
+      trimmed: string;
+      length: number | null;
+      joined: string | null;
+      known: string;
+      part: string;
+    }>();
+    expectTypeOf(fn.length(fn.val("abc"))).toEqualTypeOf<Expression<number, "integer">>();
+    expectTypeOf(fn.lower(col(Order, "status"))).toEqualTypeOf<Expression<string, "text">>();
+    expectTypeOf(fn.rtrim(null)).toEqualTypeOf<Expression<string | null, "text">>();
+  });
+
+  test("a string function of a number, a date or a bare string is a compile error", () => {
+    select(Value).columns((q) => ({
+      // @ts-expect-error integerValue is not a text
+      bad: q.lower("integerValue"),
+    }));
+    select(Value).columns((q) => ({
+      // @ts-expect-error numericValue is a decimal string, not a text
+      bad: q.length("numericValue"),
+    }));
+    // @ts-expect-error a bare string is never a value of fn: write fn.val("...")
+    fn.upper("abc");
+    // @ts-expect-error a datetime is not a text: cast it first
+    fn.concat(col(Value, "textValue"), col(Value, "datetimeValue"));
+    // @ts-expect-error positions are numbers, bound as integers
+    fn.substring(col(Value, "textValue"), "2");
+    // @ts-expect-error a text is not a number
+    fn.add(fn.lower(col(Value, "textValue")), 1);
+    // @ts-expect-error a uuid is not a text
+    fn.trim(col(Value, "uuidValue"));
+  });
 });

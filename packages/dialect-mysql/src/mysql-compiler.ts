@@ -194,6 +194,26 @@ export class MysqlCompiler extends SqlCompiler {
     return false;
   }
 
+  /** In the tables' binary collation: a text of bound values alone would compare in the connection's (case-insensitive). */
+  override textInputSql(sql: string): string {
+    return `(${sql} COLLATE ${this.mysql.tableCollation})`;
+  }
+
+  /** A-Z only, as on every dialect: LOWER / UPPER would also fold other letters, by the server's own tables. */
+  override caseFoldSql(fn: "lower" | "upper", sql: string): string {
+    return fn === "lower" ? asciiLower(sql) : asciiUpper(sql);
+  }
+
+  /** LENGTH counts bytes here. */
+  override charLengthSql(sql: string): string {
+    return `CHAR_LENGTH(${sql})`;
+  }
+
+  /** `||` is OR here; CONCAT is NULL when any argument is. */
+  override concatSql(args: readonly string[]): string {
+    return `CONCAT(${args.join(", ")})`;
+  }
+
   /** An INTERSECT ALL / EXCEPT ALL reads the chain before it as a derived table on MariaDB (see `bagOperatorChains`). */
   protected override chainsSetOperators(_left: CompoundNode, next: CompoundNode): boolean {
     return this.mysql.bagOperatorChains || !next.all || next.op === "union";
@@ -425,6 +445,12 @@ function isTextual(column: ColumnMeta): boolean {
 function asciiLower(sql: string): string {
   let folded = sql;
   for (let c = 65; c <= 90; c++) folded = `REPLACE(${folded}, '${String.fromCharCode(c)}', '${String.fromCharCode(c + 32)}')`;
+  return folded;
+}
+
+function asciiUpper(sql: string): string {
+  let folded = sql;
+  for (let c = 97; c <= 122; c++) folded = `REPLACE(${folded}, '${String.fromCharCode(c)}', '${String.fromCharCode(c - 32)}')`;
   return folded;
 }
 

@@ -79,6 +79,15 @@ export class PostgresCompiler extends SqlCompiler {
     return super.literal(value, column);
   }
 
+  /**
+   * In the "C" collation, as text columns are: a text of bound values alone would otherwise compare in
+   * the database's, and LOWER / UPPER fold A-Z only there (under a libc or ICU locale they fold every
+   * letter, which SQLite's built-in ones do not).
+   */
+  override textInputSql(sql: string): string {
+    return `(${sql} COLLATE "C")`;
+  }
+
   override notifySql(): string {
     return "SELECT pg_notify($1, $2)";
   }

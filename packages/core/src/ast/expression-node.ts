@@ -30,8 +30,14 @@ export interface NegateNode {
   readonly type: ValueType;
 }
 
+/**
+ * The string functions (docs/expressions.md#strings): texts in, code points counted, A-Z the only
+ * letters `lower` / `upper` change. `substring`'s start and length are bound integers.
+ */
+export type StringFunction = "lower" | "upper" | "trim" | "ltrim" | "rtrim" | "length" | "concat" | "substring";
+
 /** Scalar functions with one meaning on every database (see compiler/expression-compiler.ts). */
-export type ScalarFunction = "coalesce" | "nullif" | "greatest" | "least" | "lower" | "upper" | "trim" | "length" | "concat" | "substring";
+export type ScalarFunction = "coalesce" | "nullif" | "greatest" | "least" | StringFunction;
 
 /** `fn(args...)`; each argument's kind is what `fn` takes (the builder checks it). */
 export interface FunctionCallNode {

@@ -1,4 +1,11 @@
-import type { AggregateOfNode, ArithmeticNode, CastNode, FunctionCallNode, TypedExpressionNode } from "../ast/expression-node.js";
+import type {
+  AggregateOfNode,
+  ArithmeticNode,
+  CastNode,
+  FunctionCallNode,
+  StringFunction,
+  TypedExpressionNode,
+} from "../ast/expression-node.js";
 import { isTypedExpression } from "../ast/expression-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { typeOf } from "../expression/value-type.js";
@@ -178,18 +185,67 @@ export abstract class ExpressionCompiler extends WindowCompiler {
       case "lower":
       case "upper":
       case "trim":
+      case "ltrim":
+      case "rtrim":
       case "length":
       case "concat":
       case "substring":
-        return this.stringFunction(node, ctx);
+        return this.stringFunction(node.fn, node, ctx);
       default:
         return exhaustive(node.fn);
     }
   }
 
-  /** The string functions (see the strings layer); refused until a dialect writes them. */
-  protected stringFunction(node: FunctionCallNode, _ctx: CompileContext): string {
-    return this.unsupported(`the string function ${node.fn}()`, "Compute it in the application.");
+  /**
+   * The string functions. Their text inputs pass through `textInputSql`, so a result computed from
+   * bound values alone still compares and sorts by code point (the rule of docs/dialects.md), and
+   * PostgreSQL's LOWER / UPPER fold A-Z only, as SQLite's built-in ones do.
+   */
+  protected stringFunction(fn: StringFunction, node: FunctionCallNode, ctx: CompileContext): string {
+    const text = (i: number) => this.textInputSql(this.operand(node.args[i] as ValueNode, "text", ctx));
+    switch (fn) {
+      case "lower":
+      case "upper":
+        return this.caseFoldSql(fn, text(0));
+      case "trim":
+        return `TRIM(${text(0)})`;
+      case "ltrim":
+        return `LTRIM(${text(0)})`;
+      case "rtrim":
+        return `RTRIM(${text(0)})`;
+      case "length":
+        return this.charLengthSql(this.operand(node.args[0] as ValueNode, "text", ctx));
+      case "concat":
+        return this.concatSql(node.args.map((_, i) => text(i)));
+      case "substring": {
+        // Start and length are JavaScript integers (start >= 1, length >= 0), where SUBSTR means the same everywhere.
+        // Written in order: positional placeholders bind in the order they are made.
+        const args = [text(0), ...node.args.slice(1).map((arg) => this.value(arg, ctx))];
+        return `SUBSTR(${args.join(", ")})`;
+      }
+      default:
+        return exhaustive(fn);
+    }
+  }
+
+  /** A text input of a string function, in the code point collation where the session's would differ. */
+  protected textInputSql(sql: string): string {
+    return sql;
+  }
+
+  /** A-Z to a-z (or back) and nothing else: SQLite's built-in LOWER / UPPER. */
+  protected caseFoldSql(fn: "lower" | "upper", sql: string): string {
+    return `${fn === "lower" ? "LOWER" : "UPPER"}(${sql})`;
+  }
+
+  /** The length of a text in code points. */
+  protected charLengthSql(sql: string): string {
+    return `LENGTH(${sql})`;
+  }
+
+  /** Texts joined, NULL when any is NULL. */
+  protected concatSql(args: readonly string[]): string {
+    return `(${args.join(" || ")})`;
   }
 
   protected castExpression(node: CastNode, ctx: CompileContext): string {

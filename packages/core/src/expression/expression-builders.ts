@@ -17,6 +17,7 @@ import { paramNode } from "../ast/value-node.js";
 import { checkValue } from "../builder/check-value.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnKind } from "../schema/column-meta.js";
+import { stringBuilders } from "./string-builders.js";
 import type { Operand } from "./value-type.js";
 import { anyNullable, commonKind, familyOf, kindColumn, nodeAs, numberKind, operandOf } from "./value-type.js";
 
@@ -239,6 +240,7 @@ export function expressionBuilders(scope: BuilderScope) {
     avg: aggregate("avg"),
     min: aggregate("min"),
     max: aggregate("max"),
+    ...stringBuilders(operand),
   };
 }
 

@@ -19,6 +19,8 @@ import type {
   NumberOperand,
   RefExpression,
   SameFamily,
+  TextOf,
+  TextOperand,
   ValueOf,
 } from "../types/expression-types.js";
 import type { FieldOf } from "../types/model-types.js";
@@ -73,6 +75,22 @@ export interface ExpressionFunctions<C = unknown> {
   lte<A extends AnyOperand, B extends AnyOperand>(a: A, b: B & SameFamily<A, B>): Expression<boolean | NullOf<A> | NullOf<B>, "boolean">;
   gt<A extends AnyOperand, B extends AnyOperand>(a: A, b: B & SameFamily<A, B>): Expression<boolean | NullOf<A> | NullOf<B>, "boolean">;
   gte<A extends AnyOperand, B extends AnyOperand>(a: A, b: B & SameFamily<A, B>): Expression<boolean | NullOf<A> | NullOf<B>, "boolean">;
+  /** The letters A-Z made a-z; every other character as it is (é, ß, Σ stay), on every database. */
+  lower<A extends TextOperand>(a: A): TextOf<A>;
+  /** The letters a-z made A-Z; every other character as it is. */
+  upper<A extends TextOperand>(a: A): TextOf<A>;
+  /** Spaces (U+0020) removed from both ends; tabs, newlines and other blanks stay. */
+  trim<A extends TextOperand>(a: A): TextOf<A>;
+  /** Spaces removed from the start. */
+  ltrim<A extends TextOperand>(a: A): TextOf<A>;
+  /** Spaces removed from the end. */
+  rtrim<A extends TextOperand>(a: A): TextOf<A>;
+  /** The number of characters (Unicode code points, as `[...text].length`), not bytes. */
+  length<A extends TextOperand>(a: A): Expression<number | NullOf<A>, "integer">;
+  /** The texts joined; NULL when any of them is NULL (on every database). */
+  concat<const A extends readonly TextOperand[]>(...args: A): Expression<string | NullOf<A[number]>, "text">;
+  /** `length` characters (code points) from the 1-based position `start`, or to the end; both bound integers. */
+  substring<A extends TextOperand>(a: A, start: number, length?: number): TextOf<A>;
   /** COUNT(*) of the rows `filter` keeps, or COUNT(value): the rows where it is not NULL. */
   count(value?: AnyOperand, options?: ExpressionAggregateOptions<C>): Expression<number, "integer">;
   sum<A extends NumberOperand>(value: A, options?: ExpressionAggregateOptions<C>): SumOfKind<A>;

@@ -12,6 +12,7 @@ export { SchemaChild, SchemaOutbound, SchemaParent, schemaModels } from "./confo
 export type { ShapeCaseKind } from "./conformance-shape-cache.js";
 export { SHAPE_CASE_KINDS, shapeCacheMismatches } from "./conformance-shape-cache.js";
 export { streamTests } from "./conformance-streams.js";
+export { stringSamples, stringTests } from "./conformance-strings.js";
 export { windowTests } from "./conformance-windows.js";
 /** Print what a dialect compiles every case to: the starting point for a new dialect's expectations. */
 export { describeConformanceSql } from "./describe-conformance-sql.js";

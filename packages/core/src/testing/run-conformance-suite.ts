@@ -18,6 +18,7 @@ import { schemaTests } from "./conformance-schema.js";
 import { schemaChangeTests } from "./conformance-schema-changes.js";
 import { SHAPE_CASE_KINDS, shapeCacheMismatches } from "./conformance-shape-cache.js";
 import { streamTests } from "./conformance-streams.js";
+import { stringTests } from "./conformance-strings.js";
 import { windowTests } from "./conformance-windows.js";
 
 /** Shapes per statement kind in "cached compile equals full compile"; TEMPEST_SHAPE_RUNS for a longer run. */
@@ -92,6 +93,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
     queryOrderTests(() => engine);
     cteQueryTests(() => engine);
     expressionTests(() => engine);
+    stringTests(() => engine);
     streamTests(() => engine, makeEngine, target.streams ?? true);
     schemaTests(() => engine);
 

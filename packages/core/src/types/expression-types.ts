@@ -96,6 +96,12 @@ export type SameFamily<A, B> = [FamilyOf<KindOf<A>>] extends [never]
         : never
       : never;
 
+/** An operand the string functions take: an expression of a text kind (text, varchar, enum), or null. */
+export type TextOperand = null | Expression<string | null, TextKind>;
+
+/** A text result of a string function: null when any input may be. */
+export type TextOf<A> = Expression<string | NullOf<A>, "text">;
+
 /** Any operand of a typed expression (a string is never a value: see fn.val). */
 export type AnyOperand = number | bigint | boolean | Date | null | Expression<any, any>;
 
@@ -137,6 +143,11 @@ export type RefExpression<I, S extends Sources, K> = Expression<RefValue<I, S, K
 
 /** An argument of a query helper: a reference is read as its column. */
 export type Resolved<I, S extends Sources, X> = X extends string ? RefExpression<I, S, X> : X;
+
+/** References to columns of a text kind (text, varchar, enum). */
+export type TextRefOf<I, S extends Sources> = {
+  [K in RefOf<I, S>]: RefKind<I, S, K> extends TextKind ? K : never;
+}[RefOf<I, S>];
 
 /** References to columns of a number kind. */
 export type NumberRefOf<I, S extends Sources> = {

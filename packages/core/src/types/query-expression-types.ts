@@ -16,12 +16,17 @@ import type {
   NumberRefOf,
   Resolved,
   SameFamily,
+  TextOf,
+  TextOperand,
+  TextRefOf,
   ValueOf,
 } from "./expression-types.js";
 import type { QueryWhereArg, RefOf, Sources } from "./query-types.js";
 
 /** A number operand of a query helper: a number-kind reference, or any number operand. */
 export type QueryNumber<I, S extends Sources> = NumberOperand | NumberRefOf<I, S>;
+/** A text operand of a query helper: a text-kind reference (text, varchar, enum), or a text operand. */
+export type QueryText<I, S extends Sources> = TextOperand | TextRefOf<I, S>;
 /** Any operand of a query helper: a reference, or any operand. */
 export type QueryOperand<I, S extends Sources> = AnyOperand | RefOf<I, S>;
 
@@ -76,6 +81,14 @@ export interface QueryExpressionHelpers<I, S extends Sources> {
   lte<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
   gt<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
   gte<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
+  lower<A extends QueryText<I, S>>(a: A): TextOf<R<I, S, A>>;
+  upper<A extends QueryText<I, S>>(a: A): TextOf<R<I, S, A>>;
+  trim<A extends QueryText<I, S>>(a: A): TextOf<R<I, S, A>>;
+  ltrim<A extends QueryText<I, S>>(a: A): TextOf<R<I, S, A>>;
+  rtrim<A extends QueryText<I, S>>(a: A): TextOf<R<I, S, A>>;
+  length<A extends QueryText<I, S>>(a: A): Expression<number | NullOf<R<I, S, A>>, "integer">;
+  concat<const A extends readonly QueryText<I, S>[]>(...args: A): Expression<string | NullOf<R<I, S, A[number]>>, "text">;
+  substring<A extends QueryText<I, S>>(a: A, start: number, length?: number): TextOf<R<I, S, A>>;
   /** COUNT(*) of the rows the condition keeps. */
   countIf(condition: QueryWhereArg<I, S>): Expression<number, "integer">;
 }
