@@ -1,12 +1,14 @@
 import type { Executor, ModelClass } from "tempest-db-js";
 import { UnsupportedFeatureError, ValidationError } from "tempest-db-js";
+import type { WorkScheduleOptions } from "./background-scheduler.js";
+import { startScheduler } from "./background-scheduler.js";
 import type { Deliver } from "./delivery.js";
 import type { DrainOptions, DrainResult } from "./drain.js";
 import { drain } from "./drain.js";
 import { queueTable } from "./queue-table.js";
 import { interruptibleSleep } from "./sleep.js";
 
-export interface WorkOptions<M extends ModelClass<any> = ModelClass<any>> extends DrainOptions<M> {
+export interface WorkOptions<M extends ModelClass<any> = ModelClass<any>> extends DrainOptions<M>, WorkScheduleOptions<M> {
   /** Wait between polls when nothing is due (default 1000 ms). With LISTEN/NOTIFY this is only the fallback. */
   readonly pollIntervalMs?: number;
   /** Wake on notifications where the dialect has them (default true). */
@@ -59,9 +61,12 @@ export async function work<M extends ModelClass<any>>(
   let listenBroken = false;
   let wantsListen = (options.listen ?? true) && canListen(db);
   let errors = 0;
+  // Recurring enqueues (`schedules`) run beside the drain, and end with it.
+  const scheduler = await startScheduler(db, model, options, onNotify);
 
   try {
     while (!signal?.aborted) {
+      if (scheduler?.failure() !== undefined) throw scheduler.failure();
       if (wantsListen && (!unlisten || listenBroken)) {
         // (Re)subscribe before draining, so that nothing enqueued after this drain goes unnoticed.
         await unlisten?.().catch(() => {});
@@ -109,6 +114,7 @@ export async function work<M extends ModelClass<any>>(
       sleeper = undefined;
     }
   } finally {
+    await scheduler?.stop();
     await unlisten?.().catch(() => {});
   }
   return totals;

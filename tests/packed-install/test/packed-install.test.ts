@@ -46,8 +46,14 @@ describe("the packed packages in a fresh npm project", () => {
     });
   });
 
-  it("run the queue recipes: idempotent enqueue and a drain that delivers each message once (SQLite file)", () => {
-    expect(runInProject(dir, "recipes-sqlite.mjs")).toEqual({ inserted: 30, duplicates: 10, sent: 30, deliveredOnce: true });
+  it("run the queue recipes: idempotent enqueue, a drain that delivers each message once, a schedule pass (SQLite file)", () => {
+    expect(runInProject(dir, "recipes-sqlite.mjs")).toEqual({
+      inserted: 30,
+      duplicates: 10,
+      sent: 30,
+      deliveredOnce: true,
+      scheduled: ["2026-01-05T10:00:00.000Z"],
+    });
   });
 
   it("type-check the guide's code under strict, with exact row types and misuse rejected", () => {
