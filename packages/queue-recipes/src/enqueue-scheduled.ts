@@ -1,4 +1,4 @@
-import type { Executor, ModelClass } from "tempest-db-js";
+import type { Executor, ModelClass, TransactionHandle } from "tempest-db-js";
 import { insert, op, select, sql, update, ValidationError } from "tempest-db-js";
 import { claimPlan } from "./claim-batch.js";
 import { enqueue } from "./enqueue.js";
@@ -164,5 +164,7 @@ async function ensureStateRows(db: Executor, State: ScheduleStateModel, list: re
       ? base.onDuplicateKeyUpdate({ name: sql.ref("name") })
       : base.ignoreDuplicates();
   await retryStatement(db, () => db.execute(statement).rowsAffected());
+  // Inside a caller's transaction the rows exist only if it commits: look again next time.
+  if (typeof (db as Partial<TransactionHandle>).depth === "number") return;
   for (const row of missing) names.add(row.name);
 }

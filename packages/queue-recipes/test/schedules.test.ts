@@ -131,6 +131,24 @@ describe.each(targets)("schedules on $name", (target) => {
     expect(await queued(engine, Outbound)).toEqual([["schedule:s:2026-01-05T10:00:00.000Z", "2026-01-05T10:00:00.000Z"]]);
   });
 
+  it("a pass inside the caller's transaction commits or rolls back with it", async () => {
+    const Outbound = await freshScheduled(engine, "sched_tx");
+    const s: Schedule<OutboundModel> = { name: "s", cron: "0 * * * *", message: { consumer: "c" } };
+    const rolledBack = await engine
+      .transaction(async (tx) => {
+        await enqueueScheduled(tx, Outbound, [s], { clock: at("2026-01-05T09:30:00Z") });
+        throw new Error("the caller changed its mind");
+      })
+      .catch((e: unknown) => e);
+    expect((rolledBack as Error).message).toBe("the caller changed its mind");
+    expect(await engine.execute(select(scheduleModel(Outbound))).all()).toEqual([]);
+    // The state row went with the transaction, and the next pass writes it again.
+    await enqueueScheduled(engine, Outbound, [s], { clock: at("2026-01-05T09:30:00Z") });
+    const inTx = await engine.transaction((tx) => enqueueScheduled(tx, Outbound, [s], { clock: at("2026-01-05T10:00:01Z") }));
+    expect(inTx.enqueued.map((t) => t.tick.toISOString())).toEqual(["2026-01-05T10:00:00.000Z"]);
+    expect(await queued(engine, Outbound)).toEqual([["schedule:s:2026-01-05T10:00:00.000Z", "2026-01-05T10:00:00.000Z"]]);
+  });
+
   it("ticks follow the database clock, not the worker's: a process clock three hours ahead changes nothing", async () => {
     const Outbound = await freshScheduled(engine, "sched_skew");
     const s: Schedule<OutboundModel> = { name: "s", cron: "* * * * * *", missed: "all", message: { consumer: "c" } };
