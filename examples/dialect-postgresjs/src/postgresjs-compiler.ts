@@ -31,6 +31,15 @@ export class PostgresJsCompiler extends SqlCompiler {
     return `(${sql} COLLATE "C")`;
   }
 
+  /** A relation load's owner keys: one array parameter, typed by the server from the key column. */
+  protected override relationKeysSql(column: string, key: ColumnMeta, keys: readonly unknown[], ctx: CompileContext): string {
+    return `${column} = ANY(${this.bind(
+      keys.map((v) => this.encodeParam(v, key)),
+      undefined,
+      ctx,
+    )})`;
+  }
+
   override notifySql(): string {
     return "SELECT pg_notify($1, $2)";
   }

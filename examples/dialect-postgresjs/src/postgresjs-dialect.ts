@@ -28,6 +28,7 @@ export const postgresJsCapabilities = defineCapabilities({
   nullsOrder: true,
   exactDecimalAggregates: true,
   windowFunctions: true,
+  lateralJoin: true,
   windowGroups: true,
   windowRangeOffset: true,
   windowOffsetDefault: true,

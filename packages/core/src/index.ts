@@ -42,6 +42,7 @@ export type {
   SelectionNode,
   SourceMeta,
 } from "./ast/query-node.js";
+export type { RelationCount, RelationLoad, RelationPlan, RelationSelectNode } from "./ast/relation-node.js";
 export type {
   AddCheckChange,
   AddColumnChange,
@@ -203,6 +204,10 @@ export type { IndexMeta } from "./schema/index-meta.js";
 export type { ModelClass } from "./schema/model.js";
 export { Model } from "./schema/model.js";
 export { toSnakeCase } from "./schema/naming.js";
+export type { RelationKind } from "./schema/relation.js";
+export { Relation, relation } from "./schema/relation.js";
+export type { RelationMeta, RelationThrough } from "./schema/relation-meta.js";
+export { relationsOf } from "./schema/relation-meta.js";
 export type {
   ColumnDefaultSnapshot,
   ColumnSnapshot,
@@ -275,6 +280,18 @@ export type {
   SumOf,
   WithSource,
 } from "./types/query-types.js";
+export type {
+  CountResult,
+  CountSpec,
+  LoadedRelation,
+  ManyRelationFieldOf,
+  RelatedOf,
+  RelatedSelect,
+  RelationFieldOf,
+  WithResult,
+  WithSpec,
+  WithValue,
+} from "./types/relation-types.js";
 export type { CompoundRow, CteModel, CteSource, MatchingColumns, SameColumns } from "./types/set-types.js";
 export type {
   AggregateWindow,

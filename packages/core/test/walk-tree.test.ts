@@ -21,6 +21,7 @@ const KINDS: Record<TreeNodeKind, true> = {
   dropTable: true,
   addColumn: true,
   describeTable: true,
+  relationSelect: true,
   subquery: true,
   cte: true,
   queryParts: true,
@@ -143,7 +144,7 @@ describe("walkTree: one traversal over every node kind", () => {
   });
 
   test("every kind listed is one forEachChild answers for", () => {
-    expect(Object.keys(KINDS).length).toBe(56);
+    expect(Object.keys(KINDS).length).toBe(57);
     // An unknown kind (a node from another copy of the package, or a forged one) is refused, not skipped.
     expect(() => forEachChild({ kind: "mystery" } as never, () => {}, undefined)).toThrow(ValidationError);
   });

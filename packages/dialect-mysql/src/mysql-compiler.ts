@@ -144,6 +144,18 @@ export class MysqlCompiler extends SqlCompiler {
     return `${this.column(column, ctx)} ${node.negated ? "NOT IN" : "IN"} (SELECT ${item} FROM JSON_TABLE(${placeholder}, '$[*]' COLUMNS (v ${type} PATH '$')) AS j)`;
   }
 
+  /**
+   * A relation load's owner keys: one JSON array parameter unpacked by JSON_TABLE, typed and collated
+   * as the key column (see inList). Without JSON_TABLE (MariaDB before 10.6, MySQL 5.7) it is refused.
+   */
+  protected override relationKeysSql(column: string, key: ColumnMeta, keys: readonly unknown[], ctx: CompileContext): string {
+    const type = this.mysql.jsonTable ? jsonItemType(key) : undefined;
+    const json = type === undefined ? undefined : jsonArrayText(keys.map((v) => this.encodeParam(v, key)));
+    if (json === undefined) return super.relationKeysSql(column, key, keys, ctx);
+    const item = isTextual(key) ? `j.v COLLATE ${this.mysql.tableCollation}` : "j.v";
+    return `${column} IN (SELECT ${item} FROM JSON_TABLE(${this.bind(json, undefined, ctx)}, '$[*]' COLUMNS (v ${type} PATH '$')) AS j)`;
+  }
+
   /** `CAST(x AS DOUBLE)` needs MySQL 8.0.17; adding a double literal makes a double on every version. */
   override floatSql(sql: string): string {
     return `(${sql} + 0e0)`;

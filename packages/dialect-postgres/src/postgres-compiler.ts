@@ -121,6 +121,13 @@ export class PostgresCompiler extends SqlCompiler {
     return `${this.column(column, ctx)} ${node.negated ? "<> ALL" : "= ANY"}(${placeholder})`;
   }
 
+  /** A relation load's owner keys: one array parameter, typed by the server from the key column. */
+  protected override relationKeysSql(column: string, key: ColumnMeta, keys: readonly unknown[], ctx: CompileContext): string {
+    if (!ARRAY_KINDS.has(key.kind)) return super.relationKeysSql(column, key, keys, ctx);
+    const values = keys.map((v) => this.encodeParam(v, key));
+    return `${column} = ANY(${this.bind(values, undefined, ctx)})`;
+  }
+
   /** PostgreSQL already sorts NULL as the largest value: no pinning, so an index on a nullable column still serves ORDER BY. */
   protected override nullsLargestSql(key: string, direction: "asc" | "desc"): string {
     return `${key} ${direction === "asc" ? "ASC" : "DESC"}`;

@@ -36,6 +36,7 @@ export const postgresCapabilities = defineCapabilities({
   parenthesizedSetParts: true,
   // GROUPS frames and RANGE offsets since PostgreSQL 11; the suite's oldest server is 15.
   windowFunctions: true,
+  lateralJoin: true,
   windowGroups: true,
   windowRangeOffset: true,
   windowOffsetDefault: true,

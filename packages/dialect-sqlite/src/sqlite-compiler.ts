@@ -3,6 +3,7 @@ import type {
   BeginOptions,
   ColumnDefinition,
   ColumnKind,
+  ColumnMeta,
   CompileContext,
   DialectCapabilities,
   InListNode,
@@ -61,6 +62,13 @@ export class SqliteCompiler extends SqlCompiler {
     if (json === undefined) return super.inList(node, ctx);
     const placeholder = this.bind(json, undefined, ctx);
     return `${this.column(column, ctx)} ${node.negated ? "NOT IN" : "IN"} (SELECT value FROM json_each(${placeholder}))`;
+  }
+
+  /** A relation load's owner keys: one JSON array parameter, unpacked by json_each (see inList). */
+  protected override relationKeysSql(column: string, key: ColumnMeta, keys: readonly unknown[], ctx: CompileContext): string {
+    const json = key.kind === "bytes" ? undefined : jsonArrayText(keys.map((v) => this.encodeParam(v, key)));
+    if (json === undefined) return super.relationKeysSql(column, key, keys, ctx);
+    return `${column} IN (SELECT value FROM json_each(${this.bind(json, undefined, ctx)}))`;
   }
 
   /** SQLite has no default LIKE escape character; PostgreSQL and MySQL use backslash, so say so. */

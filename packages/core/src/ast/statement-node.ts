@@ -4,6 +4,7 @@ import type { TableMeta } from "../schema/table-meta.js";
 import type { CompoundNode } from "./compound-node.js";
 import type { ConditionNode } from "./condition-node.js";
 import type { QueryParts } from "./query-node.js";
+import type { RelationSelectNode } from "./relation-node.js";
 import type { ExpressionNode, ValueNode } from "./value-node.js";
 
 export interface OrderByItem {
@@ -166,7 +167,8 @@ export type StatementNode =
   | CreateIndexNode
   | DropTableNode
   | AddColumnNode
-  | DescribeTableNode;
+  | DescribeTableNode
+  | RelationSelectNode;
 
 // ---- factories: the only places these nodes are made ------------------------------------------
 // Clause nodes come frozen. Statement nodes (select, insert, update, delete) come fresh: the

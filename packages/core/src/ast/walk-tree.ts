@@ -108,6 +108,7 @@ export function forEachChild<S>(node: TreeNode, visit: (child: TreeNode, state: 
     case "describeTable":
       return;
     case "subquery":
+    case "relationSelect":
       visit(node.select, state);
       return;
     case "cte":

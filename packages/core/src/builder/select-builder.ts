@@ -3,6 +3,7 @@ import type { Expression } from "../ast/expression.js";
 import { expressionNode } from "../ast/expression.js";
 import { isTypedExpression } from "../ast/expression-node.js";
 import type { JoinKind } from "../ast/query-node.js";
+import type { RelationPlan } from "../ast/relation-node.js";
 import type { OrderByItem, SelectNode, StatementNode, SubqueryNode } from "../ast/statement-node.js";
 import { orderByItem, selectNode, subqueryNode } from "../ast/statement-node.js";
 import { outputColumnNode } from "../ast/value-node.js";
@@ -23,6 +24,15 @@ import type {
   Sources,
   WithSource,
 } from "../types/query-types.js";
+import type {
+  CountResult,
+  CountSpec,
+  ManyRelationFieldOf,
+  OnlyKeys,
+  RelationFieldOf,
+  WithResult,
+  WithSpec,
+} from "../types/relation-types.js";
 import type { CompoundRow, MatchingColumns } from "../types/set-types.js";
 import type { SetPart } from "./compound-builder.js";
 import { CompoundBuilder, setOperation } from "./compound-builder.js";
@@ -36,6 +46,8 @@ import type { QueryHelpers } from "./query-helpers.js";
 import { queryHelpers } from "./query-helpers.js";
 import type { QueryScope } from "./query-scope.js";
 import { refColumn, rootScope, scopeOf } from "./query-scope.js";
+import type { RelatedSelect } from "./relation-plan.js";
+import { withCounts, withLoads } from "./relation-plan.js";
 import { resolveFields } from "./resolve-fields.js";
 import { resolveWhere } from "./resolve-where.js";
 import { freezeSelect, nonNegativeInteger, orderItem, selectionOf, withSelect } from "./select-clauses.js";
@@ -89,12 +101,55 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
    */
   #scope: QueryScope | TableMeta | undefined;
 
+  /** The relations `.with()` / `.withCount()` load beside the rows; undefined: none. */
+  readonly #plan: RelationPlan | undefined;
+
   /** Builders come from the statement functions; a node passed in from elsewhere is frozen here. */
-  constructor(node: SelectNode, fresh?: typeof FRESH, scope?: QueryScope | TableMeta) {
+  constructor(node: SelectNode, fresh?: typeof FRESH, scope?: QueryScope | TableMeta, plan?: RelationPlan) {
     this.#frozen = fresh !== FRESH;
     this.#node = this.#frozen ? freezeSelect(node) : node;
     // Only a builder method hands a scope over, with the node it made (a caller's would not be trusted).
     this.#scope = this.#frozen ? undefined : scope;
+    this.#plan = this.#frozen ? undefined : plan;
+  }
+
+  /** @internal The relations a select loads beside its rows (see engine/relation-loader); undefined for anything else. */
+  static planOf(query: unknown): RelationPlan | undefined {
+    return query instanceof SelectBuilder ? query.#plan : undefined;
+  }
+
+  /** A `.with()` entry's related select: the model's select, refined by the entry's function. */
+  static #related(model: ModelClass, value: unknown, where: string): RelatedSelect {
+    const base = select(model);
+    let made: unknown = base;
+    if (typeof value === "function") made = value(base);
+    else if (value !== true) throw new ValidationError(`${where}: takes true or a function of the related select`);
+    if (!(made instanceof SelectBuilder)) throw new ValidationError(`${where}: the function must return the select it was given, refined`);
+    const node = made.toNode() as SelectNode;
+    if (node.table !== base.#node.table) throw new ValidationError(`${where}: the function must return a select of ${model.name}`);
+    return { node, plan: made.#plan };
+  }
+
+  /**
+   * Loads relations beside the rows: `{ relation: true }`, or a function refining the related rows'
+   * select (`where`, `orderBy`, `limit` / `offset` per owner row, and `with` for the next level).
+   * Each level is one statement, whatever the number of rows: their keys travel as one parameter.
+   */
+  with<const W extends WithSpec<I>>(spec: W & OnlyKeys<W, RelationFieldOf<I>>): SelectBuilder<I, R & WithResult<I, W>, S> {
+    const plan = withLoads(this.#node, this.#plan, spec, SelectBuilder.#related);
+    return new SelectBuilder(this.#node, FRESH, this.#scope, plan) as SelectBuilder<any, any, any>;
+  }
+
+  /** Counts the rows of to-many relations per row (`{ relation: true }`, or a function adding a where): `row._count.relation`. */
+  withCount<const C extends CountSpec<I>>(spec: C & OnlyKeys<C, ManyRelationFieldOf<I>>): SelectBuilder<I, R & CountResult<C>, S> {
+    const plan = withCounts(this.#node, this.#plan, spec, SelectBuilder.#related);
+    return new SelectBuilder(this.#node, FRESH, this.#scope, plan) as SelectBuilder<any, any, any>;
+  }
+
+  /** Refuses to use a select that loads relations where only its SQL would travel (a subquery, a set operation). */
+  #single(where: string): void {
+    if (this.#plan !== undefined)
+      throw new ValidationError(`${where}: a select that loads relations (with / withCount) runs only on its own`);
   }
 
   /** This select's scope (its table while it names no source). */
@@ -106,7 +161,7 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
 
   /** A builder over `node`, a fresh copy of this one's with the same sources. */
   #next(node: SelectNode): SelectBuilder<any, any, any> {
-    return new SelectBuilder(node, FRESH, this.#scope);
+    return new SelectBuilder(node, FRESH, this.#scope, this.#plan);
   }
 
   /** Adds conditions; several calls are ANDed. With named sources, keys may be `"alias.field"`. */
@@ -283,32 +338,32 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
 
   /** UNION: the rows of both queries, duplicates removed. The parts' columns must match (keys, types). */
   union<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "union", false, other));
+    return new CompoundBuilder(setOperation(this.#setPart(), "union", false, other));
   }
 
   /** UNION ALL: the rows of both queries, duplicates kept. */
   unionAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "union", true, other));
+    return new CompoundBuilder(setOperation(this.#setPart(), "union", true, other));
   }
 
   /** INTERSECT: the distinct rows both queries return. */
   intersect<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "intersect", false, other));
+    return new CompoundBuilder(setOperation(this.#setPart(), "intersect", false, other));
   }
 
   /** INTERSECT ALL: a row as often as it is in both (refused on SQLite). */
   intersectAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "intersect", true, other));
+    return new CompoundBuilder(setOperation(this.#setPart(), "intersect", true, other));
   }
 
   /** EXCEPT: the distinct rows of this query the other does not return. */
   except<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "except", false, other));
+    return new CompoundBuilder(setOperation(this.#setPart(), "except", false, other));
   }
 
   /** EXCEPT ALL: each row as often as it is here more than there (refused on SQLite). */
   exceptAll<R2>(other: SetPart<R2> & MatchingColumns<R, R2>): CompoundBuilder<CompoundRow<R, R2>> {
-    return new CompoundBuilder(setOperation(this.toNode() as SelectNode, "except", true, other));
+    return new CompoundBuilder(setOperation(this.#setPart(), "except", true, other));
   }
 
   /**
@@ -316,6 +371,7 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
    * lock travel with it into the outer statement. (A select with a one-key `.columns()` is such an operand as it is.)
    */
   asSubquery<K extends FieldOf<I>>(field: K): Subquery<Exclude<RowOf<I>[K], null>> {
+    this.#single("asSubquery");
     if (this.#node.parts !== undefined)
       throw new ValidationError("asSubquery: on a select with aliases or columns(), pass the select itself, projecting one key");
     // resolveFields returns one shared array per projection, so the compiled column list is reused.
@@ -323,8 +379,14 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
     return makeSubquery(subqueryNode(withSelect(this.#node, "columns", columns)));
   }
 
+  #setPart(): SelectNode {
+    this.#single("a set operation");
+    return this.toNode() as SelectNode;
+  }
+
   /** The select as an `in` / `notIn` operand (see markSubquery). */
   get node(): SubqueryNode {
+    this.#single("a subquery");
     return subqueryNode(this.toNode() as SelectNode);
   }
 
@@ -349,6 +411,7 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
     columns: readonly ColumnMeta[],
     scope: QueryScope | TableMeta | undefined,
   ): SelectBuilder<any, any, any> {
+    this.#single("joins, columns(), distinct(), groupBy() and having()");
     const node = this.#node;
     const next = selectNode(node.table, columns, node.where, node.orderBy, node.limit, node.offset, node.lock, parts);
     checkSelect(next);
@@ -356,6 +419,7 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
   }
 
   #locked(node: SelectNode): SelectBuilder<any, any, any> {
+    this.#single("forUpdate / forShare");
     checkSelect(node);
     return this.#next(node);
   }

@@ -65,7 +65,11 @@ export function contextWith(ctx: CompileContext, qualify: boolean, outputs: read
 }
 
 export function tableOf(node: StatementNode): TableMeta | undefined {
-  return node.kind === "rawStatement" || node.kind === "compound" ? undefined : node.table;
+  return node.kind === "rawStatement" || node.kind === "compound"
+    ? undefined
+    : node.kind === "relationSelect"
+      ? node.select.table
+      : node.table;
 }
 
 /** The shape of the rows a statement returns: its projection or RETURNING list (none for raw SQL). */
@@ -79,6 +83,7 @@ export function resultColumns(node: StatementNode): readonly ColumnMeta[] | unde
     case "delete":
       return node.returning;
     case "rawStatement":
+    case "relationSelect":
       return node.columns;
     default:
       return undefined;

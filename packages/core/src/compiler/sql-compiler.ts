@@ -9,14 +9,22 @@ import { CompiledCache } from "./compiled-cache.js";
 import type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiled-query.js";
 import { contextWith, newContext, resultColumns, tableOf } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
-import { ExpressionCompiler } from "./expression-compiler.js";
+import { RelationCompiler } from "./relation-compiler.js";
 import { StatementShapes } from "./statement-shapes.js";
 import { ValuesTexts } from "./values-texts.js";
 
 export { exhaustive } from "./compiler-base.js";
 
 /** Statements whose text is made only of checked parts (see compile). */
-const DML: ReadonlySet<StatementNode["kind"]> = new Set(["select", "compound", "insert", "update", "delete", "rawStatement"]);
+const DML: ReadonlySet<StatementNode["kind"]> = new Set([
+  "select",
+  "compound",
+  "insert",
+  "update",
+  "delete",
+  "rawStatement",
+  "relationSelect",
+]);
 
 export interface BeginOptions {
   readonly isolation?: "read uncommitted" | "read committed" | "repeatable read" | "serializable" | undefined;
@@ -28,7 +36,7 @@ export interface BeginOptions {
  * A dialect subclasses it and overrides only what differs; where the AST asks for something the
  * capability table lacks, compilation throws UnsupportedFeatureError and nothing reaches the server.
  */
-export abstract class SqlCompiler extends ExpressionCompiler {
+export abstract class SqlCompiler extends RelationCompiler {
   readonly #compiled = new CompiledCache();
   /** Texts of all-parameter INSERTs, per shape (see valuesRows). */
   readonly #valuesTexts = new ValuesTexts();
@@ -138,7 +146,7 @@ export abstract class SqlCompiler extends ExpressionCompiler {
         }`,
       );
     }
-    const nesting = node.kind === "select" ? nestingOf(node) : undefined;
+    const nesting = node.kind === "select" ? nestingOf(node) : node.kind === "relationSelect" ? node.nesting : undefined;
     const params = Object.freeze(ctx.params);
     const columns = resultColumns(node);
     // `nesting` only where rows nest (a joined select), so every other compiled statement keeps its shape.
@@ -171,6 +179,8 @@ export abstract class SqlCompiler extends ExpressionCompiler {
         return this.addColumn(node, ctx);
       case "describeTable":
         return this.describeTableSql(node.table.name, ctx);
+      case "relationSelect":
+        return this.relationSelect(node, ctx);
       default:
         return exhaustive(node);
     }

@@ -48,6 +48,7 @@ const SHAPED: Readonly<Record<TreeNodeKind, boolean>> = {
   dropTable: false,
   addColumn: false,
   describeTable: false,
+  relationSelect: false,
   subquery: false,
   cte: false,
   queryParts: false,

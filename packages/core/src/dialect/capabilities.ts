@@ -64,6 +64,12 @@ export interface DialectCapabilities {
   readonly parenthesizedSetParts: boolean;
   /** Window functions, `fn(...) OVER (...)` (MariaDB 10.2, MySQL 8, SQLite 3.25). */
   readonly windowFunctions: boolean;
+  /**
+   * `CROSS JOIN LATERAL`: a relation load with a limit per owner row reads each owner's related rows
+   * with their own ORDER BY / LIMIT (an index range per owner). Without it the compiler numbers the
+   * related rows per owner with ROW_NUMBER() and keeps the first ones (needs `windowFunctions`).
+   */
+  readonly lateralJoin: boolean;
   /** `GROUPS` window frames (PostgreSQL 11, SQLite 3.28; not MySQL/MariaDB). */
   readonly windowGroups: boolean;
   /** `RANGE` frames with an offset, `RANGE BETWEEN 5 PRECEDING AND CURRENT ROW` (PostgreSQL 11, SQLite 3.28, MariaDB, MySQL 8). */
@@ -142,6 +148,7 @@ export const safeCapabilities: DialectCapabilities = Object.freeze({
   exceptAll: false,
   parenthesizedSetParts: false,
   windowFunctions: false,
+  lateralJoin: false,
   windowGroups: false,
   windowRangeOffset: false,
   windowOffsetDefault: false,

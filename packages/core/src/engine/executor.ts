@@ -1,10 +1,12 @@
 import type { Expression } from "../ast/expression.js";
 import { isExpression } from "../ast/expression.js";
+import type { RelationPlan } from "../ast/relation-node.js";
 import type { SchemaChange, SchemaStep } from "../ast/schema-change-node.js";
-import type { StatementNode } from "../ast/statement-node.js";
+import type { SelectNode, StatementNode } from "../ast/statement-node.js";
 import { rawStatementNode } from "../ast/statement-node.js";
 import type { Executable } from "../builder/executable.js";
 import { isExecutable } from "../builder/executable.js";
+import { SelectBuilder } from "../builder/select-builder.js";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
 import type { BeginOptions } from "../compiler/sql-compiler.js";
 import type { DialectCapabilities } from "../dialect/capabilities.js";
@@ -14,6 +16,7 @@ import type { EngineCore } from "./engine-core.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { QueryResult } from "./query-result.js";
 import { refusePlainOperators } from "./refuse-plain-operators.js";
+import { loadRelations, refusePlanOperators } from "./relation-loader.js";
 import type { OpenedStream, RowStream, StreamOptions } from "./row-stream.js";
 import { RowStream as Rows, refuseUnstreamable, streamBatchSize } from "./row-stream.js";
 
@@ -94,6 +97,8 @@ export abstract class BaseExecutor implements Executor {
     // Built (and validated) now, so bad input throws at the call site, before anything runs.
     const node = toNode(query);
     if (this.core.settings.helpersOnly) refusePlainOperators(node);
+    const plan = planOf(query, this.core.settings.helpersOnly);
+    if (plan !== undefined) return new QueryResult(() => this.inSnapshot((executor) => executor.loadWith(node as SelectNode, plan)));
     return new QueryResult(() => {
       const core = this.core;
       if (!core.isReady) return core.ready().then(() => this.runCompiled(core.compiler.compile(node)));
@@ -108,10 +113,35 @@ export abstract class BaseExecutor implements Executor {
   stream(query: Executable<unknown> | Expression<any>, options?: StreamOptions): RowStream<any> {
     // Built and validated now, so bad input throws at the call site; nothing runs until the loop starts.
     const node = toNode(query);
+    if (SelectBuilder.planOf(query) !== undefined) {
+      throw new ValidationError("stream(): a select that loads relations (with / withCount) is read with execute()");
+    }
     refuseUnstreamable(node);
     if (this.core.settings.helpersOnly) refusePlainOperators(node);
     const batchSize = streamBatchSize(options);
     return new Rows(() => this.openStream(() => this.core.compiler.compile(node), batchSize));
+  }
+
+  /**
+   * @internal Runs a select and loads its relations (see engine/relation-loader) on this executor:
+   * the root rows, then one statement per relation and level.
+   */
+  async loadWith(node: SelectNode, plan: RelationPlan): Promise<ExecutedQuery<unknown>> {
+    const core = this.core;
+    await core.ready();
+    const run = async (statement: StatementNode): Promise<readonly unknown[]> =>
+      (await this.runCompiled(core.compiler.compile(statement))).rows;
+    const rows = (await run(node)) as Record<string, unknown>[];
+    if (rows.length > 0) await loadRelations(run, rows, plan);
+    return { rows, rowsAffected: rows.length };
+  }
+
+  /**
+   * Runs `fn` where every statement reads one snapshot: a read-only REPEATABLE READ transaction of
+   * its own (on SQLite a deferred one, whose first read fixes the snapshot). A transaction runs it on itself.
+   */
+  protected inSnapshot<T>(fn: (executor: BaseExecutor) => Promise<T>): Promise<T> {
+    return this.transaction((tx) => fn(tx as unknown as BaseExecutor), { readOnly: true, isolation: "repeatable read" });
   }
 
   /**
@@ -137,6 +167,13 @@ export abstract class BaseExecutor implements Executor {
   /** Compiles the statement (`compile`, once the engine is ready) and opens its stream on the executor's connection (see RowStream). */
   protected abstract openStream(compile: () => CompiledQuery, batchSize: number): Promise<OpenedStream>;
   abstract transaction<T>(fn: (tx: TransactionHandle) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
+
+/** The relations a query loads beside its rows, checked for plain operators on a helpers-only engine. */
+export function planOf(query: unknown, helpersOnly: boolean): RelationPlan | undefined {
+  const plan = SelectBuilder.planOf(query);
+  if (plan !== undefined && helpersOnly) refusePlanOperators(plan);
+  return plan;
 }
 
 export function finishedError(): TransactionFinishedError {

@@ -2,6 +2,7 @@ import type { StatementNode } from "../ast/statement-node.js";
 import type { PlaceholderNode } from "../ast/value-node.js";
 import { checkValue } from "../builder/check-value.js";
 import type { Executable } from "../builder/executable.js";
+import { SelectBuilder } from "../builder/select-builder.js";
 import { acceptKind, fits, valueAccepter } from "../builder/value-accepter.js";
 import { textProblem } from "../codec/check-text.js";
 import type { CompiledQuery, PlaceholderSlot } from "../compiler/compiled-query.js";
@@ -57,7 +58,11 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
   /** @internal Made by `engine.prepare`. */
   constructor(engine: BaseExecutor, core: EngineCore, spec: S, build: (p: Placeholders<S>) => Executable<R>) {
     const { placeholders, names } = makePlaceholders(spec);
-    const node = toNode(build(placeholders) as Executable<unknown>);
+    const query = build(placeholders) as Executable<unknown>;
+    if (SelectBuilder.planOf(query) !== undefined) {
+      throw new ValidationError("engine.prepare: a select that loads relations (with / withCount) runs with execute()");
+    }
+    const node = toNode(query);
     if (core.settings.helpersOnly) refusePlainOperators(node);
     this.#core = core;
     this.#engine = engine;

@@ -38,6 +38,11 @@ export class ReservedSession extends BaseExecutor {
     return run;
   }
 
+  /** A reserved connection runs outside transactions: the levels of a relation load read one after the other. */
+  protected override inSnapshot<T>(fn: (executor: BaseExecutor) => Promise<T>): Promise<T> {
+    return fn(this);
+  }
+
   protected openStream(_compile: () => CompiledQuery, _batchSize: number): Promise<OpenedStream> {
     return Promise.reject(new ValidationError("A reserved connection does not stream: stream on the engine or in a transaction."));
   }

@@ -42,6 +42,7 @@ export function refuseUnstreamable(node: StatementNode): void {
     case "dropTable":
     case "addColumn":
     case "describeTable":
+    case "relationSelect":
       throw new ValidationError(`stream() reads the rows of a select; a ${node.kind} statement is run with execute()`);
     default:
       exhaustive(node);

@@ -1,11 +1,12 @@
 import type { Expression } from "../ast/expression.js";
+import type { SelectNode } from "../ast/statement-node.js";
 import type { Executable } from "../builder/executable.js";
 import type { CompiledQuery } from "../compiler/compiled-query.js";
 import type { DriverConnection } from "../dialect/driver.js";
 import { QueryError, StreamEndedTransactionError, TransactionFailedError, ValidationError } from "../errors.js";
 import type { EngineCore } from "./engine-core.js";
 import type { TransactionHandle, TransactionOptions } from "./executor.js";
-import { BaseExecutor, finishedError, toNode } from "./executor.js";
+import { BaseExecutor, finishedError, planOf, toNode } from "./executor.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { QueryResult } from "./query-result.js";
 import type { OpenedStream } from "./row-stream.js";
@@ -153,13 +154,20 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
   override execute(query: Executable<unknown> | Expression<any>): QueryResult<any> {
     // Built and validated now, so bad input throws at the call site; issued at once, in order.
     const node = toNode(query);
+    const plan = planOf(query, this.core.settings.helpersOnly);
     let run: Promise<ExecutedQuery<unknown>> | ExecutedQuery<unknown>;
     try {
-      run = this.runCompiled(this.core.compiler.compile(node));
+      // Inside a transaction the levels read what its isolation level gives (docs/relations.md).
+      run = plan === undefined ? this.runCompiled(this.core.compiler.compile(node)) : this.loadWith(node as SelectNode, plan);
     } catch (error) {
       run = Promise.reject(error);
     }
     return QueryResult.issued(run);
+  }
+
+  /** A relation load inside a transaction reads what the transaction's isolation level gives it. */
+  protected override inSnapshot<T>(fn: (executor: BaseExecutor) => Promise<T>): Promise<T> {
+    return fn(this);
   }
 
   /**

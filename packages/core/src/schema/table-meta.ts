@@ -8,6 +8,9 @@ import { Index } from "./index.js";
 import type { IndexMeta } from "./index-meta.js";
 import type { ModelClass } from "./model.js";
 import { namingFunction } from "./naming.js";
+import { Relation } from "./relation.js";
+import type { DeclaredRelation } from "./relation-meta.js";
+import { declareRelations, relationsOf } from "./relation-meta.js";
 
 /** A model read once: its table, its columns in declaration order, its indexes. Frozen and cached per class. */
 export interface TableMeta {
@@ -45,6 +48,14 @@ export function tableMeta(model: ModelClass): TableMeta {
   if (cached) return cached;
   const meta = readModel(model);
   cache.set(model, meta);
+  // Relations are checked when the model is first read, once it is cached: a relation back to this
+  // model (Customer ↔ Order, Category.children) then finds its columns instead of reading it again.
+  try {
+    relationsOf(meta);
+  } catch (error) {
+    cache.delete(model);
+    throw error;
+  }
   return meta;
 }
 
@@ -58,8 +69,11 @@ function readModel(model: ModelClass): TableMeta {
   const toColumnName = namingFunction(model.naming, modelName);
   const instance = new model() as unknown as Record<string, unknown>;
   const columns: ColumnMeta[] = [];
+  const relations: DeclaredRelation[] = [];
+  const byColumn = new Map<unknown, ColumnMeta>();
   for (const field of Object.keys(instance)) {
     const value = instance[field];
+    if (Relation.isRelation(value)) relations.push({ field, spec: value.spec });
     if (!Column.isColumn(value)) continue;
     const spec = value.spec;
     columns.push(
@@ -71,6 +85,7 @@ function readModel(model: ModelClass): TableMeta {
         required: spec.notNull && spec.default === undefined,
       }),
     );
+    byColumn.set(value, columns[columns.length - 1] as ColumnMeta);
   }
   if (columns.length === 0) throw new ValidationError(`${modelName} declares no columns`);
   checkName(table, `${modelName}.tablename`);
@@ -102,7 +117,9 @@ function readModel(model: ModelClass): TableMeta {
     if (where?.kind === "inSubquery") throw new ValidationError(`index ${spec.name}: a subquery cannot be an index predicate`);
     return Object.freeze({ name: spec.name, columns: Object.freeze(cols), unique: spec.unique, where });
   });
-  return Object.freeze({ ...partial, indexes: Object.freeze(indexes) });
+  const meta: TableMeta = Object.freeze({ ...partial, indexes: Object.freeze(indexes) });
+  declareRelations(meta, relations, byColumn);
+  return meta;
 }
 
 /** Names reach SQL text as identifiers: refuse here, once per model, what no SQL text may hold. */

@@ -5,6 +5,17 @@ export { cteQueryTests } from "./conformance-cte-queries.js";
 export { expressionTests } from "./conformance-expressions.js";
 export { ConformanceCustomer, ConformanceJob, ConformanceOrder, ConformanceValue, JOB_IDS, T0, T1 } from "./conformance-models.js";
 export { queryTests, shopCustomers, shopOrders } from "./conformance-queries.js";
+export {
+  RelCategory,
+  RelComment,
+  RelLabel,
+  RelProfile,
+  RelTicket,
+  RelTicketLabel,
+  RelUser,
+  relationModels,
+} from "./conformance-relation-models.js";
+export { relationTests } from "./conformance-relations.js";
 export { schemaTests } from "./conformance-schema.js";
 export { schemaChangeTests } from "./conformance-schema-changes.js";
 export { columnSnapshot } from "./conformance-schema-fixtures.js";

@@ -14,6 +14,7 @@ import { expressionTests } from "./conformance-expressions.js";
 import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
 import { queryTests } from "./conformance-queries.js";
 import { queryOrderTests } from "./conformance-query-order.js";
+import { relationTests } from "./conformance-relations.js";
 import { schemaTests } from "./conformance-schema.js";
 import { schemaChangeTests } from "./conformance-schema-changes.js";
 import { SHAPE_CASE_KINDS, shapeCacheMismatches } from "./conformance-shape-cache.js";
@@ -92,6 +93,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
     windowTests(() => engine);
     queryOrderTests(() => engine);
     cteQueryTests(() => engine);
+    relationTests(() => engine, makeEngine);
     expressionTests(() => engine);
     stringTests(() => engine);
     streamTests(() => engine, makeEngine, target.streams ?? true);
