@@ -173,6 +173,8 @@ export type {
   ModelTableDdl,
 } from "./dialect/introspector.js";
 export { INTROSPECTOR_VERSION } from "./dialect/introspector.js";
+export type { MigrationLockSupport, MigrationSupport, SessionSettings } from "./dialect/migration-support.js";
+export { MIGRATION_SUPPORT_VERSION } from "./dialect/migration-support.js";
 export { redactUrl, registerDialect } from "./dialect/registry.js";
 export type { SqlLexOptions, SqlToken } from "./dialect/sql-tokens.js";
 export { closingParen, isPunct, isWord, SQL_KEYWORDS, SqlLexError, splitTopLevel, sqlTokens } from "./dialect/sql-tokens.js";
@@ -180,6 +182,7 @@ export type { EngineOptions } from "./engine/engine.js";
 export { createEngine, Engine } from "./engine/engine.js";
 export type { Executor, TransactionHandle, TransactionOptions } from "./engine/executor.js";
 export { introspect } from "./engine/introspect.js";
+export { migrationSupportOf } from "./engine/migration-support-of.js";
 export { modelsSnapshot } from "./engine/models-snapshot.js";
 export { PreparedStatement } from "./engine/prepared-statement.js";
 export type { QueryEvent } from "./engine/query-event.js";

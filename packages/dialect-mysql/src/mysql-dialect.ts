@@ -6,6 +6,7 @@ import { mysqlCodec } from "./mysql-codec.js";
 import { MysqlCompiler } from "./mysql-compiler.js";
 import { MysqlDriver } from "./mysql-driver.js";
 import { mysqlIntrospector } from "./mysql-introspector.js";
+import { mysqlMigrationSupport } from "./mysql-migration-support.js";
 import { assumedServer, parseServerVersion } from "./mysql-server-version.js";
 
 /**
@@ -23,6 +24,7 @@ export const mysqlDialect: Dialect = {
   createDriver: (config) => new MysqlDriver(config),
   classifyError: classifyMysqlError,
   introspector: mysqlIntrospector,
+  migrationSupport: mysqlMigrationSupport,
   inspectServer: async (connection: DriverConnection, assumed: DialectCapabilities) => {
     const { rows } = await connection.query({ sql: "SELECT VERSION()", params: [], rowMode: "array" });
     const text = (rows[0] as unknown[] | undefined)?.[0];

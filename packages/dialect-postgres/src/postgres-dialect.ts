@@ -5,6 +5,7 @@ import { PostgresCompiler } from "./postgres-compiler.js";
 import { PostgresDriver } from "./postgres-driver.js";
 import { readOptions } from "./postgres-driver-options.js";
 import { postgresIntrospector } from "./postgres-introspector.js";
+import { postgresMigrationSupport } from "./postgres-migration-support.js";
 
 export const postgresCapabilities = defineCapabilities({
   rowLocks: true,
@@ -117,4 +118,5 @@ export const postgresDialect: Dialect = {
   },
   classifyError: classifyPostgresError,
   introspector: postgresIntrospector,
+  migrationSupport: postgresMigrationSupport,
 };

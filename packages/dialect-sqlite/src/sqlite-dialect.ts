@@ -5,6 +5,7 @@ import { sqliteCodec } from "./sqlite-codec.js";
 import { SqliteCompiler } from "./sqlite-compiler.js";
 import { readOptions, SqliteDriver } from "./sqlite-driver.js";
 import { sqliteIntrospector } from "./sqlite-introspector.js";
+import { sqliteMigrationSupport } from "./sqlite-migration-support.js";
 import { parseSqliteUrl } from "./sqlite-url.js";
 
 /**
@@ -112,6 +113,7 @@ export const sqliteDialect: Dialect = {
   },
   classifyError: classifySqliteError,
   introspector: sqliteIntrospector,
+  migrationSupport: sqliteMigrationSupport,
   async inspectServer(connection: DriverConnection, assumed: DialectCapabilities): Promise<DialectCapabilities> {
     const { rows } = await connection.query({ sql: "SELECT sqlite_version()", params: [], rowMode: "array" });
     const version = (rows[0] as unknown[] | undefined)?.[0];

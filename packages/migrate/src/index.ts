@@ -39,11 +39,8 @@ export { typeChangeRewrites, volatileDefault } from "./lint/postgres-rewrites.js
 export { safePlan } from "./lint/safe-plan.js";
 export type { TableFacts } from "./lint/table-facts.js";
 export { readTableFacts } from "./lint/table-facts.js";
-export type { LockOptions, MigrationLock } from "./lock/migration-lock.js";
-export { advisoryLock, namedLock, serializedWritesLock } from "./lock/migration-lock.js";
 export type { ChangeStep, DataStep, DataStepContext, Migration, MigrationStep, SqlStep, StoredStatement } from "./migration.js";
 export { defineMigration } from "./migration.js";
-export type { MigrationDialect } from "./migration-dialect.js";
 export type { LoadedMigration, MigrationFile } from "./migration-folder.js";
 export { listMigrations, loadMigration } from "./migration-folder.js";
 export type { PullOptions } from "./pull/plan-pull.js";

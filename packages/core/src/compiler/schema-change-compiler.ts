@@ -11,7 +11,7 @@ import type {
 import { schemaStep } from "../ast/schema-change-node.js";
 import { textProblem } from "../codec/check-text.js";
 import { ValidationError } from "../errors.js";
-import type { ColumnSnapshot, TableSnapshot } from "../schema/schema-snapshot.js";
+import type { TableSnapshot } from "../schema/schema-snapshot.js";
 import type { ColumnDefinition } from "./column-definition.js";
 import { columnDefinition } from "./column-definition.js";
 import { exhaustive } from "./compiler-base.js";

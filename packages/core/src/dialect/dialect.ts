@@ -4,6 +4,7 @@ import type { QueryErrorKind } from "../errors.js";
 import type { DialectCapabilities } from "./capabilities.js";
 import type { Driver, DriverConfig, DriverConnection } from "./driver.js";
 import type { Introspector } from "./introspector.js";
+import type { MigrationSupport } from "./migration-support.js";
 
 /**
  * The version of this contract. A dialect states the one it was written for; core takes dialects
@@ -52,4 +53,6 @@ export interface Dialect {
   inspectServer?(connection: DriverConnection, assumed: DialectCapabilities): Promise<DialectCapabilities>;
   /** Reads a live schema for migrations (optional, versioned on its own: see INTROSPECTOR_VERSION). */
   readonly introspector?: Introspector;
+  /** What the migration runner needs beyond the introspector (optional, versioned on its own: see MIGRATION_SUPPORT_VERSION). */
+  readonly migrationSupport?: MigrationSupport;
 }

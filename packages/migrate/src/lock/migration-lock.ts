@@ -1,4 +1,4 @@
-import type { Engine, Expression } from "tempest-db-js";
+import type { Engine, Expression, MigrationLockSupport } from "tempest-db-js";
 import { sql } from "tempest-db-js";
 import { MigrationLockTimeoutError } from "../errors.js";
 
@@ -33,7 +33,7 @@ const POLL_MS = 250;
  * `tryLock` answers 1 (or true) when it got the lock; `unlock` releases it before the connection
  * goes back to the pool.
  */
-function connectionLock(tryLock: (key: string) => Expression<any>, unlock: (key: string) => Expression<any>): MigrationLock {
+function connectionLock(tryLock: (key: string) => Expression<unknown>, unlock: (key: string) => Expression<unknown>): MigrationLock {
   return {
     perMigration: false,
     async hold(engine, key, options, fn) {
@@ -74,30 +74,13 @@ function connectionLock(tryLock: (key: string) => Expression<any>, unlock: (key:
   };
 }
 
-/** A stable 31-bit number for the lock's name (PostgreSQL's advisory locks take numbers). */
-function lockNumber(key: string): number {
-  let h = 0x811c9dc5;
-  for (const byte of Buffer.from(key, "utf8")) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
-  return h & 0x7fffffff;
-}
-
-/** The two-key form, with a first key of its own, so the number cannot collide with an application's one-key locks. */
-const PG_LOCK_CLASS = 0x7e57;
-
-/** PostgreSQL: a session-level advisory lock on the reserved connection. */
-export const advisoryLock: MigrationLock = connectionLock(
-  (key) => sql.expr`SELECT pg_try_advisory_lock(${PG_LOCK_CLASS}, ${lockNumber(key)}) AS got`,
-  (key) => sql.expr`SELECT pg_advisory_unlock(${PG_LOCK_CLASS}, ${lockNumber(key)}) AS released`,
-);
-
-/** MySQL / MariaDB: a named lock of the lock connection's session. */
-export const namedLock: MigrationLock = connectionLock(
-  (key) => sql.expr`SELECT GET_LOCK(${key}, 0) AS got`,
-  (key) => sql.expr`SELECT RELEASE_LOCK(${key}) AS released`,
-);
-
 /** SQLite: each migration's BEGIN IMMEDIATE transaction is the lock (see MigrationLock.perMigration). */
-export const serializedWritesLock: MigrationLock = {
+const serializedWritesLock: MigrationLock = {
   perMigration: true,
   hold: (_engine, _key, _options, fn) => fn(),
 };
+
+/** The lock the dialect's migration support describes. */
+export function migrationLockOf(lock: MigrationLockSupport): MigrationLock {
+  return lock.kind === "session" ? connectionLock(lock.tryLock, lock.unlock) : serializedWritesLock;
+}

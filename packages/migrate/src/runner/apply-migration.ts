@@ -96,7 +96,8 @@ export async function applyMigration(
             ) {
               return "skipped" as const;
             }
-            for (const statement of ctx.dialect.lockTimeout?.(lockTimeoutMs) ?? []) await tx.execute(sql.raw(statement)).rowsAffected();
+            for (const statement of ctx.dialect.support.transactionLockTimeout?.(lockTimeoutMs) ?? [])
+              await tx.execute(sql.raw(statement)).rowsAffected();
             for (const [j, unit] of segment.units.entries()) await runUnit(tx, unit, segment.start + j);
             await progress(tx, end);
             return "done" as const;
@@ -173,9 +174,9 @@ async function runAlone(
 ): Promise<void> {
   const leftover = unit.kind === "statement" ? unit.concurrentIndex : undefined;
   const dropInvalid = async (): Promise<void> => {
-    const { invalidIndex, dropInvalidIndex } = ctx.dialect;
+    const { invalidIndex, dropInvalidIndex } = ctx.dialect.support;
     if (leftover === undefined || !invalidIndex || !dropInvalidIndex) return;
-    if (!(await invalidIndex(ctx.engine, leftover))) return;
+    if ((await ctx.engine.execute(invalidIndex(leftover)).all()).length === 0) return;
     ctx.emit({ event: "invalid-index", name, index: leftover });
     await ctx.engine.execute(sql.raw(dropInvalidIndex(leftover))).rowsAffected();
   };

@@ -1,6 +1,6 @@
 import { exhaustive } from "tempest-db-js";
 import type { DataStep, MigrationStep } from "../migration.js";
-import type { ResolvedMigrationDialect } from "../migration-dialect.js";
+import type { RunnerDialect } from "../migration-dialect.js";
 
 /** One thing the runner does and counts: a statement or a data step. */
 export type MigrationUnit =
@@ -29,7 +29,7 @@ export function describeUnit(unit: MigrationUnit): string {
   return unit.kind === "statement" ? unit.sql : `data step "${unit.step.name}"`;
 }
 
-export function migrationUnits(steps: readonly MigrationStep[], dialect: ResolvedMigrationDialect): MigrationUnit[] {
+export function migrationUnits(steps: readonly MigrationStep[], dialect: RunnerDialect): MigrationUnit[] {
   const units: MigrationUnit[] = [];
   for (const step of steps) {
     switch (step.kind) {

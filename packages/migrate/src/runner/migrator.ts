@@ -2,8 +2,8 @@ import type { Engine } from "tempest-db-js";
 import { MigrationChecksumError, MigrationStateError } from "../errors.js";
 import type { HistoryRow } from "../history/history-table.js";
 import { HistoryTable } from "../history/history-table.js";
-import type { MigrationDialect, ResolvedMigrationDialect } from "../migration-dialect.js";
-import { migrationDialectFor } from "../migration-dialect.js";
+import type { RunnerDialect } from "../migration-dialect.js";
+import { runnerDialectOf } from "../migration-dialect.js";
 import type { LoadedMigration, MigrationFile } from "../migration-folder.js";
 import { listMigrations, loadMigration } from "../migration-folder.js";
 import { applyMigration } from "./apply-migration.js";
@@ -23,8 +23,6 @@ export interface RunnerOptions {
   /** Longest wait for another runner's migration lock (default 600 000 ms). */
   readonly lockWaitMs?: number;
   readonly onEvent?: MigrateListener;
-  /** For a dialect the runner does not know by name. */
-  readonly dialect?: MigrationDialect;
 }
 
 export interface UpOptions extends RunnerOptions {
@@ -66,7 +64,7 @@ export interface StatusResult {
   readonly problems: readonly string[];
 }
 
-function context(options: RunnerOptions, dialect: ResolvedMigrationDialect, history: HistoryTable): RunContext {
+function context(options: RunnerOptions, dialect: RunnerDialect, history: HistoryTable): RunContext {
   return {
     engine: options.engine,
     dialect,
@@ -77,7 +75,7 @@ function context(options: RunnerOptions, dialect: ResolvedMigrationDialect, hist
   };
 }
 
-function holdLock<T>(options: RunnerOptions, dialect: ResolvedMigrationDialect, history: HistoryTable, fn: () => Promise<T>): Promise<T> {
+function holdLock<T>(options: RunnerOptions, dialect: RunnerDialect, history: HistoryTable, fn: () => Promise<T>): Promise<T> {
   return dialect.lock.hold(
     options.engine,
     `tempest-migrate:${history.name}`,
@@ -116,7 +114,7 @@ function unfinishedMessage(row: HistoryRow): string {
 
 /** Applies every pending migration in name order, under the migration lock. */
 export async function migrateUp(options: UpOptions): Promise<UpResult> {
-  const dialect = migrationDialectFor(options.engine, options.dialect);
+  const dialect = runnerDialectOf(options.engine);
   const history = new HistoryTable(options.historyTable);
   const ctx = context(options, dialect, history);
   const files = listMigrations(options.folder);
@@ -166,7 +164,7 @@ export async function migrateUp(options: UpOptions): Promise<UpResult> {
 export async function migrateDown(options: DownOptions): Promise<{ readonly reverted: readonly string[] }> {
   const count = options.count ?? 1;
   if (!Number.isSafeInteger(count) || count < 1) throw new MigrationStateError("count must be a whole number from 1");
-  const dialect = migrationDialectFor(options.engine, options.dialect);
+  const dialect = runnerDialectOf(options.engine);
   const history = new HistoryTable(options.historyTable);
   const ctx = context(options, dialect, history);
   const files = listMigrations(options.folder);

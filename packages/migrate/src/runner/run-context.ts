@@ -1,12 +1,12 @@
 import type { Engine } from "tempest-db-js";
 import type { HistoryTable } from "../history/history-table.js";
-import type { ResolvedMigrationDialect } from "../migration-dialect.js";
+import type { RunnerDialect } from "../migration-dialect.js";
 import type { MigrateListener } from "./migrate-event.js";
 
 /** What applying one migration needs, fixed for a run. */
 export interface RunContext {
   readonly engine: Engine;
-  readonly dialect: ResolvedMigrationDialect;
+  readonly dialect: RunnerDialect;
   readonly history: HistoryTable;
   readonly emit: MigrateListener;
   readonly lockTimeoutMs: number;
