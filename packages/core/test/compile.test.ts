@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { and, deleteFrom, insert, not, or, select, sql, update } from "../src/index.js";
+import { and, col, deleteFrom, fn, insert, not, or, select, sql, update, ValidationError } from "../src/index.js";
 import { Outbound } from "./support/outbound.js";
 import { testEngine } from "./support/test-dialect.js";
 
@@ -407,5 +407,51 @@ describe("statements", () => {
     expect(engine.compile(q)).toBe(first);
     expect(Object.isFrozen(first)).toBe(true);
     expect(Object.isFrozen(first.params)).toBe(true);
+  });
+});
+
+describe("integer constants and counters in SET", () => {
+  test("fn.add(col, fn.lit(1)) in SET is the statement's own arithmetic, as sql.expr wrote it", () => {
+    const q = update(Outbound)
+      .set({ status: "sending", attempts: fn.add(col(Outbound, "attempts"), fn.lit(1)), updatedAt: sql.now() })
+      .where({ id: ID });
+    expect(engine.compile(q)).toMatchObject({
+      sql: `UPDATE "outbound_messages" SET "status" = ?, "attempts" = "attempts" + 1, "updated_at" = NOW() WHERE "id" = ?`,
+      params: ["sending", ID],
+    });
+  });
+
+  test("a negative constant is parenthesized (never `--`, a comment); a bound value stays bound and cast", () => {
+    const minus = update(Outbound)
+      .set({ attempts: fn.sub(col(Outbound, "attempts"), fn.lit(-1)) })
+      .allRows();
+    expect(engine.compile(minus).sql).toBe(`UPDATE "outbound_messages" SET "attempts" = "attempts" - (-1)`);
+    const bound = update(Outbound)
+      .set({ attempts: fn.add(col(Outbound, "attempts"), 5) })
+      .allRows();
+    expect(engine.compile(bound)).toMatchObject({
+      sql: `UPDATE "outbound_messages" SET "attempts" = "attempts" + CAST(? AS BIGINT)`,
+      params: [5],
+    });
+  });
+
+  test("outside SET, and nested, the 64-bit rules stay: widened, parenthesized, qualified", () => {
+    const where = select(Outbound, ["id"]).where(fn.gt(fn.add(col(Outbound, "attempts"), fn.lit(1)), 3));
+    expect(engine.compile(where).sql).toBe(
+      `SELECT "id" FROM "outbound_messages" WHERE (((CAST("outbound_messages"."attempts" AS BIGINT) + 1) > CAST(? AS BIGINT)))`,
+    );
+    const nested = update(Outbound)
+      .set({ attempts: fn.add(fn.mul(col(Outbound, "attempts"), 2), fn.lit(1)) })
+      .allRows();
+    expect(engine.compile(nested).sql).toBe(
+      `UPDATE "outbound_messages" SET "attempts" = (CAST("outbound_messages"."attempts" AS BIGINT) * CAST(? AS BIGINT)) + 1`,
+    );
+  });
+
+  test("fn.lit takes integers only", () => {
+    for (const bad of [1.5, Number.NaN, "1", 2n ** 64n, null, Number.MAX_SAFE_INTEGER + 2]) {
+      expect(() => fn.lit(bad as never)).toThrow(ValidationError);
+    }
+    expect(engine.compile(select(Outbound, ["id"]).where(fn.eq(col(Outbound, "attempts"), fn.lit(-2n)))).sql).toContain("(-2)");
   });
 });

@@ -132,4 +132,12 @@ describe("typed expressions: each value's JavaScript type, nullable when an inpu
     // @ts-expect-error a uuid is not a text
     fn.trim(col(Value, "uuidValue"));
   });
+
+  test("fn.lit: an integer constant, a number or a bigint", () => {
+    expectTypeOf(fn.lit(1)).toEqualTypeOf<Expression<number, "integer">>();
+    expectTypeOf(fn.lit(1n)).toEqualTypeOf<Expression<bigint, "bigint">>();
+    expectTypeOf(fn.add(col(Order, "total"), fn.lit(1))).toEqualTypeOf<Expression<number, "integer">>();
+    // @ts-expect-error a text is never written into the SQL
+    fn.lit("1");
+  });
 });

@@ -67,6 +67,7 @@ const KINDS: Record<TreeNodeKind, true> = {
   cast: true,
   comparison: true,
   aggregateOf: true,
+  literal: true,
 };
 
 const node = (q: { toNode(): StatementNode }) => q.toNode();

@@ -1,6 +1,7 @@
 import type { Executor, ForUpdateOptions, InferModel, ModelClass } from "tempest-db-js";
 import { op, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
 import { dueCondition } from "./due-condition.js";
+import { plusOne } from "./per-claim.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
@@ -92,7 +93,7 @@ function claimSet(q: QueueTable): Record<string, unknown> {
     Object.freeze({
       [q.f.status]: q.s.sending,
       // The fence: the claim token where the table has one (attempts then counts failures only).
-      [q.fence]: sql.expr`${sql.ref(q.fence)} + 1`,
+      [q.fence]: plusOne(q, q.fence),
       [q.f.updatedAt]: sql.now(),
     }),
   );

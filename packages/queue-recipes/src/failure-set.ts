@@ -1,5 +1,5 @@
-import type { Expression } from "tempest-db-js";
-import { sql } from "tempest-db-js";
+import { fn, sql } from "tempest-db-js";
+import { perClaim, plusOne } from "./per-claim.js";
 import type { QueueTable } from "./queue-table.js";
 
 /** Longest error text kept in `lastError` (a message, not a dump). */
@@ -22,7 +22,7 @@ export function failureSet(
   errorOf: ((claim: object) => unknown) | undefined,
 ): Record<string, unknown> {
   const set: Record<string, unknown> = {};
-  if (q.has.claimToken) set[q.f.attempts] = sql.expr`${sql.ref(q.f.attempts)} + 1`;
+  if (q.has.claimToken) set[q.f.attempts] = plusOne(q, q.f.attempts);
   if (errorOf && (q.has.lastError || q.has.lastErrorAt)) {
     const texts = group.map((claim) => {
       const error = errorOf(claim);
@@ -36,9 +36,9 @@ export function failureSet(
 
 function caseOnId(q: QueueTable, group: readonly Record<string, unknown>[], texts: readonly (string | null)[]): unknown {
   if (texts.every((t) => t === texts[0])) return texts[0] ?? null;
-  let cases: Expression<unknown> = sql.raw("");
-  group.forEach((claim, i) => {
-    cases = sql.expr`${cases} WHEN ${claim[q.f.id]} THEN ${texts[i] ?? null}`;
-  });
-  return sql.expr<string>`CASE ${sql.ref(q.f.id)}${cases} ELSE NULL END`;
+  return perClaim(
+    q,
+    group,
+    texts.map((text) => fn.val(text, "text")),
+  );
 }

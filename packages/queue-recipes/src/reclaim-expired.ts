@@ -1,5 +1,6 @@
 import type { Executor, ModelClass } from "tempest-db-js";
 import { op, select, sql, update, ValidationError } from "tempest-db-js";
+import { plusOne } from "./per-claim.js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
@@ -33,7 +34,7 @@ export async function reclaimExpired(db: Executor, model: ModelClass<any>, optio
   const set: Record<string, unknown> = { [q.f.status]: q.s.queued, [q.f.nextAttemptAt]: sql.now(), [q.f.updatedAt]: sql.now() };
   // With a claim token the reclaim advances it too, so the old holder's heartbeat and settlements
   // are fenced out at once; `attempts` (failures only) is not touched: an expiry is not a failure.
-  if (q.has.claimToken) set[q.f.claimToken] = sql.expr`${sql.ref(q.f.claimToken)} + 1`;
+  if (q.has.claimToken) set[q.f.claimToken] = plusOne(q, q.f.claimToken);
   const caps = db.capabilities;
   if (!caps.rowLocks || !caps.skipLocked) {
     // Serialized writers (SQLite) have no row to wait for; without SKIP LOCKED a lock wait is the best there is.

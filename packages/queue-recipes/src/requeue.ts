@@ -5,6 +5,7 @@ import { backoffSeconds } from "./backoff.js";
 import { failureSet } from "./failure-set.js";
 import type { SettleResult } from "./fenced-update.js";
 import { fencedUpdate } from "./fenced-update.js";
+import { perClaim } from "./per-claim.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
@@ -53,10 +54,10 @@ function retryAt(q: QueueTable, group: readonly Record<string, unknown>[], backo
   const extra = q.has.claimToken ? 1 : 0;
   const delays = group.map((claim) => backoffSeconds(Number(claim[q.f.attempts]) + extra, backoff));
   if (delays.every((d) => d === delays[0])) return sql.nowPlusSeconds(delays[0] ?? 0);
-  // CASE id WHEN $1 THEN now()+d1 WHEN $2 THEN now()+d2 ... END, built as nested sql.expr fragments.
-  let cases: Expression<unknown> = sql.raw("");
-  group.forEach((claim, i) => {
-    cases = sql.expr`${cases} WHEN ${claim[q.f.id]} THEN ${sql.nowPlusSeconds(delays[i] ?? 0)}`;
-  });
-  return sql.expr<Date>`CASE ${sql.ref(q.f.id)}${cases} ELSE ${sql.now()} END`;
+  return perClaim(
+    q,
+    group,
+    delays.map((d) => sql.nowPlusSeconds(d)),
+    sql.now(),
+  );
 }

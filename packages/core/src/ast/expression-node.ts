@@ -98,7 +98,25 @@ export interface AggregateOfNode {
   readonly type: ValueType;
 }
 
-export type TypedExpressionNode = ArithmeticNode | NegateNode | FunctionCallNode | CaseNode | CastNode | ComparisonNode | AggregateOfNode;
+/**
+ * An integer constant of the program written into the SQL text (`fn.lit`): the builder accepts only a
+ * safe integer or a 64-bit bigint, so the text is digits and a sign, never anything a caller wrote.
+ */
+export interface LiteralNode {
+  readonly kind: "literal";
+  readonly value: number | bigint;
+  readonly type: ValueType;
+}
+
+export type TypedExpressionNode =
+  | ArithmeticNode
+  | NegateNode
+  | FunctionCallNode
+  | CaseNode
+  | CastNode
+  | ComparisonNode
+  | AggregateOfNode
+  | LiteralNode;
 
 // ---- factories: the only places these nodes are made; each returns a frozen node --------------
 
@@ -108,6 +126,10 @@ export function valueType(kind: ColumnKind, nullable: boolean): ValueType {
 
 export function arithmeticNode(op: ArithmeticOperator, left: ValueNode, right: ValueNode, type: ValueType): ArithmeticNode {
   return Object.freeze({ kind: "arithmetic", op, left, right, type });
+}
+
+export function literalNode(value: number | bigint, type: ValueType): LiteralNode {
+  return Object.freeze({ kind: "literal", value, type });
 }
 
 export function negateNode(operand: ValueNode, type: ValueType): NegateNode {
@@ -172,6 +194,8 @@ export function expressionOperands(node: TypedExpressionNode): readonly ValueNod
     }
     case "aggregateOf":
       return node.operand === undefined ? [] : [node.operand];
+    case "literal":
+      return [];
   }
 }
 
@@ -182,7 +206,16 @@ export function expressionConditions(node: TypedExpressionNode): readonly Condit
   return [];
 }
 
-const TYPED_KINDS: ReadonlySet<string> = new Set(["arithmetic", "negate", "functionCall", "case", "cast", "comparison", "aggregateOf"]);
+const TYPED_KINDS: ReadonlySet<string> = new Set([
+  "arithmetic",
+  "negate",
+  "functionCall",
+  "case",
+  "cast",
+  "comparison",
+  "aggregateOf",
+  "literal",
+]);
 
 export function isTypedExpression(node: { readonly kind: string }): node is TypedExpressionNode {
   return TYPED_KINDS.has(node.kind);

@@ -214,6 +214,7 @@ export function forEachChild<S>(node: TreeNode, visit: (child: TreeNode, state: 
       if (node.filter !== undefined) visit(node.filter, state);
       if (node.operand !== undefined) visit(node.operand, state);
       return;
+    case "literal":
     case "param":
     case "raw":
     case "excluded":

@@ -130,6 +130,7 @@ export function resolveSelections(scope: QueryScope | SelectNode["table"], spec:
       case "cast":
       case "comparison":
       case "aggregateOf":
+      case "literal":
         refuseWindowValue(node, at);
         return selectionNode(key, node, typedResult(node.type, key));
       default:

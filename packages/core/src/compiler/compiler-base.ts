@@ -237,6 +237,7 @@ export abstract class CompilerBase {
       case "cast":
       case "comparison":
       case "aggregateOf":
+      case "literal":
         return this.typedExpression(node, ctx);
       default:
         return exhaustive(node);

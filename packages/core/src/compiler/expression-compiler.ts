@@ -9,7 +9,7 @@ import type {
 import { isTypedExpression } from "../ast/expression-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { typeOf } from "../expression/value-type.js";
-import type { ColumnKind } from "../schema/column-meta.js";
+import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
 import { WindowCompiler } from "./window-compiler.js";
@@ -45,9 +45,41 @@ export abstract class ExpressionCompiler extends WindowCompiler {
         return `(${this.operand(node.left, node.operandKind, ctx)} ${node.op} ${this.operand(node.right, node.operandKind, ctx)})`;
       case "aggregateOf":
         return this.aggregateOf(node, ctx);
+      case "literal":
+        // A negative constant in parentheses: `x - -1` must never read as `x --1`, a comment.
+        return node.value < 0 ? `(${String(node.value)})` : String(node.value);
       default:
         return exhaustive(node);
     }
+  }
+
+  /**
+   * The value of `SET column = value`. Integer arithmetic assigned to a 32-bit integer column is
+   * written as the statement's own arithmetic, `"attempts" + 1`: the statement's columns unqualified
+   * and not widened to 64 bits, no parentheses around the whole. What the widening guards against is
+   * a 32-bit intermediate overflowing where the 64-bit result would fit; here the result itself is
+   * stored in 32 bits, so a value past them fails (PostgreSQL, MySQL strict) or is kept as a 64-bit
+   * integer (SQLite, whose integers are 64-bit anyway) with or without the cast. Nested expressions
+   * and bound values keep their own rules.
+   */
+  protected assignedValue(node: ValueNode, column: ColumnMeta, ctx: CompileContext): string {
+    if (
+      node.kind !== "arithmetic" ||
+      ctx.qualify ||
+      column.kind !== "integer" ||
+      node.type.kind !== "integer" ||
+      (node.op !== "+" && node.op !== "-" && node.op !== "*")
+    ) {
+      return this.value(node, ctx);
+    }
+    const table = column.table;
+    return `${this.assignedOperand(node.left, table, ctx)} ${node.op} ${this.assignedOperand(node.right, table, ctx)}`;
+  }
+
+  /** A column of the assigned table as the statement writes its own columns; anything else as an operand (nested arithmetic keeps its parentheses). */
+  private assignedOperand(node: ValueNode, table: string, ctx: CompileContext): string {
+    if (node.kind === "sourceColumn" && node.column.table === table) return this.quoteName(node.column.name);
+    return this.operand(node, "integer", ctx);
   }
 
   // ---- hooks ------------------------------------------------------------------------------

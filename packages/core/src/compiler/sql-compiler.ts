@@ -219,7 +219,7 @@ export abstract class SqlCompiler extends RelationCompiler {
     let sql = "";
     for (let i = 0; i < set.length; i++) {
       const a = set[i] as Assignment;
-      sql += `${i === 0 ? "" : ", "}${this.quoteName(a.column.name)} = ${this.value(a.value, ctx)}`;
+      sql += `${i === 0 ? "" : ", "}${this.quoteName(a.column.name)} = ${this.assignedValue(a.value, a.column, ctx)}`;
     }
     return sql;
   }

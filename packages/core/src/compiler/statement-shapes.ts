@@ -28,6 +28,7 @@ const SHAPED: Readonly<Record<TreeNodeKind, boolean>> = {
   cast: false,
   comparison: false,
   aggregateOf: false,
+  literal: false,
   select: true,
   insert: true,
   update: true,

@@ -9,6 +9,7 @@ import {
   castNode,
   comparisonNode,
   functionCallNode,
+  literalNode,
   negateNode,
   valueType,
 } from "../ast/expression-node.js";
@@ -17,6 +18,7 @@ import { paramNode } from "../ast/value-node.js";
 import { checkValue } from "../builder/check-value.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnKind } from "../schema/column-meta.js";
+import { describe } from "./assert-bindable.js";
 import { stringBuilders } from "./string-builders.js";
 import type { Operand } from "./value-type.js";
 import { anyNullable, commonKind, familyOf, kindColumn, nodeAs, numberKind, operandOf } from "./value-type.js";
@@ -60,6 +62,9 @@ const CASTS: Partial<Record<ColumnKind, ReadonlySet<ColumnKind>>> = {
 };
 /** Kinds whose values are ordered alike on every database (MIN/MAX, GREATEST/LEAST). */
 const ORDERED: ReadonlySet<string> = new Set(["number", "datetime", "date"]);
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 const ARITHMETIC: Record<string, ArithmeticOperator> = { add: "+", sub: "-", mul: "*", div: "/", mod: "%" };
 const COMPARISON: Record<string, ComparisonOperator> = { eq: "=", ne: "<>", lt: "<", lte: "<=", gt: ">", gte: ">=" };
@@ -190,6 +195,18 @@ export function expressionBuilders(scope: BuilderScope) {
       }
       checkValue(kindColumn(kind), value, "fn.val");
       return typed(paramNode(value, kindColumn(kind)));
+    },
+    /**
+     * An integer constant of the program, written into the SQL text (`attempts + 1`) instead of bound:
+     * only a safe integer or a 64-bit bigint, so the text is digits. One text per value, so for
+     * constants only; a value that changes from call to call is `fn.val` (one statement for all).
+     */
+    lit: (value: unknown) => {
+      const small = typeof value === "number" && Number.isSafeInteger(value);
+      if (!small && !(typeof value === "bigint" && value >= INT64_MIN && value <= INT64_MAX)) {
+        throw new ValidationError(`fn.lit takes a safe integer or a 64-bit bigint, got ${describe(value)}; bind other values with fn.val`);
+      }
+      return typed(literalNode(value as number | bigint, valueType(small ? "integer" : "bigint", false)));
     },
     add: arithmetic("add"),
     sub: arithmetic("sub"),

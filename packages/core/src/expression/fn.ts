@@ -49,6 +49,12 @@ export interface ExpressionFunctions<C = unknown> {
   /** A bound value; a string is a text, and `kind` states any other kind (`fn.val("1.50", "numeric")`). */
   val<V extends string | number | bigint | boolean | Date>(value: V): Expression<V extends string ? string : ValueOf<V>, KindOf<V>>;
   val<K extends ColumnKind>(value: JsOf<K> | null, kind: K): Expression<JsOf<K> | null, K>;
+  /**
+   * An integer constant written into the SQL text (`fn.add(col(Job, "attempts"), fn.lit(1))` is
+   * `"attempts" + 1`), not bound: a safe integer (kind integer) or a 64-bit bigint (kind bigint).
+   * For the program's constants; a value that varies is `fn.val`, one statement for every value.
+   */
+  lit<V extends number | bigint>(value: V): Expression<V extends bigint ? bigint : number, V extends bigint ? "bigint" : "integer">;
   /** Integers add in 64 bits; a real beside any number makes a real; a numeric beside integers stays exact. */
   add<A extends NumberOperand, B extends NumberOperand>(a: A, b: B & ArithmeticCheck<A, B>): Arithmetic<A, B>;
   sub<A extends NumberOperand, B extends NumberOperand>(a: A, b: B & ArithmeticCheck<A, B>): Arithmetic<A, B>;

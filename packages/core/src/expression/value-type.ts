@@ -94,6 +94,7 @@ export function typeOf(node: ValueNode): ValueType | undefined {
     case "cast":
     case "comparison":
     case "aggregateOf":
+    case "literal":
       return node.type;
     default:
       return undefined;

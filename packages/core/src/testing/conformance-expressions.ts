@@ -180,7 +180,8 @@ export function expressionTests(engineOf: () => Engine): void {
         await tx
           .execute(
             update(Order)
-              .set({ total: fn.sub(col(Order, "total"), 5) })
+              // A constant written into the text (fn.lit), negative: "total" + (-5).
+              .set({ total: fn.add(col(Order, "total"), fn.lit(-5)) })
               .where({ status: "paid" }),
           )
           .rowsAffected();

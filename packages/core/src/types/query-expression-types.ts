@@ -42,6 +42,7 @@ type Args<I, S extends Sources, A extends readonly unknown[]> = { [K in keyof A]
 export interface QueryExpressionHelpers<I, S extends Sources> {
   val<V extends string | number | bigint | boolean | Date>(value: V): Expression<V extends string ? string : ValueOf<V>, KindOf<V>>;
   val<K extends ColumnKind>(value: JsOf<K> | null, kind: K): Expression<JsOf<K> | null, K>;
+  lit<V extends number | bigint>(value: V): Expression<V extends bigint ? bigint : number, V extends bigint ? "bigint" : "integer">;
   add<A extends QueryNumber<I, S>, B extends QueryNumber<I, S>>(
     a: A,
     b: B & ArithmeticCheck<R<I, S, A>, R<I, S, B>>,
