@@ -29,7 +29,7 @@ export function rawMysqlSql(table: string) {
   };
 }
 
-async function loadMysqlJobs(admin: Pool, table: string, n: number): Promise<void> {
+export async function loadMysqlJobs(admin: Pool, table: string, n: number): Promise<void> {
   await admin.query(`TRUNCATE TABLE \`${table}\``);
   await admin.query(
     `INSERT INTO \`${table}\` (id, consumer, status, attempts, next_attempt_at, updated_at)

@@ -27,14 +27,14 @@ export function rawSqliteSql(table: string) {
   };
 }
 
-function tune(db: Database.Database): Database.Database {
+export function tune(db: Database.Database): Database.Database {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   return db;
 }
 
-function loadSqliteJobs(db: Database.Database, table: string, n: number): void {
+export function loadSqliteJobs(db: Database.Database, table: string, n: number): void {
   db.exec(`DELETE FROM "${table}"`);
   const insert = db.prepare(
     `INSERT INTO "${table}" (id, consumer, status, attempts, next_attempt_at, updated_at) VALUES (?, 'bench', 'queued', 0, ?, ?)`,
