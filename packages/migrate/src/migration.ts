@@ -67,7 +67,11 @@ export interface Migration {
   readonly up: readonly MigrationStep[];
   /** The steps that undo `up`, in order; null for a migration that cannot be reverted. */
   readonly down: readonly MigrationStep[] | null;
-  /** PostgreSQL: the `lock_timeout` of each DDL statement (default: the runner's, 5 000 ms). */
+  /**
+   * How long each DDL statement may wait for its table's lock (default: the runner's, 5 000 ms):
+   * PostgreSQL `lock_timeout` (not for CONCURRENTLY index builds, whose waits hold no one up), MySQL
+   * `lock_wait_timeout` (whole seconds, rounded up).
+   */
   readonly lockTimeoutMs?: number;
   /** How many times a statement that gave up waiting for its lock is tried again (default: the runner's, 3). */
   readonly lockRetries?: number;

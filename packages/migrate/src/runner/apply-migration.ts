@@ -110,7 +110,9 @@ export async function applyMigration(
         }
       } else {
         const unit = segment.units[0] as MigrationUnit;
-        await withLockRetries(ctx, name, describeUnit(unit), retries, () => runAlone(ctx, name, unit, segment.start, runUnit));
+        await withLockRetries(ctx, name, describeUnit(unit), retries, () =>
+          runAlone(ctx, name, unit, segment.start, lockTimeoutMs, runUnit),
+        );
         ran.push(describeUnit(unit));
         await progress(ctx.engine, end);
         continue;
@@ -161,15 +163,21 @@ function describeSegment(segment: MigrationSegment): string {
 }
 
 /**
- * A unit outside any transaction. A concurrent index build that failed (or was cancelled) leaves
- * an INVALID index behind, which a retry would trip over and which slows every write meanwhile:
- * it is dropped, concurrently, before each attempt and after a failure.
+ * A unit outside any transaction. A statement runs on a reserved connection with the dialect's
+ * session lock timeout (PostgreSQL lock_timeout, MySQL lock_wait_timeout), put back before the
+ * connection returns to the pool: a DDL statement waiting for its table's lock queues every later
+ * query of the table behind it (MySQL's metadata lock, PostgreSQL's lock queue), so it gives up
+ * and retries instead. Not a concurrent index build (see MigrationUnit.concurrent), nor a data step.
+ * A concurrent index build that failed (or was cancelled) leaves an INVALID index behind, which a
+ * retry would trip over and which slows every write meanwhile: it is dropped, concurrently, before
+ * each attempt and after a failure.
  */
 async function runAlone(
   ctx: RunContext,
   name: string,
   unit: MigrationUnit,
   index: number,
+  lockTimeoutMs: number,
   runUnit: (db: Executor, unit: MigrationUnit, index: number) => Promise<void>,
 ): Promise<void> {
   const leftover = unit.kind === "statement" ? unit.concurrentIndex : undefined;
@@ -180,9 +188,20 @@ async function runAlone(
     ctx.emit({ event: "invalid-index", name, index: leftover });
     await ctx.engine.execute(sql.raw(dropInvalidIndex(leftover))).rowsAffected();
   };
+  const bounded = unit.kind === "statement" && !unit.concurrent ? ctx.dialect.support.sessionLockTimeout?.(lockTimeoutMs) : undefined;
   await dropInvalid();
   try {
-    await runUnit(ctx.engine, unit, index);
+    if (bounded === undefined) await runUnit(ctx.engine, unit, index);
+    else {
+      await ctx.engine.reserve(async (session) => {
+        for (const statement of bounded.set) await session.execute(sql.raw(statement)).rowsAffected();
+        try {
+          await runUnit(session, unit, index);
+        } finally {
+          for (const statement of bounded.reset) await session.execute(sql.raw(statement)).rowsAffected();
+        }
+      });
+    }
   } catch (error) {
     await dropInvalid();
     throw error;

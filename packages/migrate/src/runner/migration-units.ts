@@ -10,6 +10,13 @@ export type MigrationUnit =
       readonly transactional: boolean;
       /** A concurrent index build: the index's name, so an invalid leftover can be found and rebuilt. */
       readonly concurrentIndex: string | undefined;
+      /**
+       * Builds or drops an index concurrently (PostgreSQL): it takes only a lock that reads and writes
+       * pass, then waits for older transactions to end, each wait a lock acquisition that lock_timeout
+       * would cancel (leaving an INVALID index) while holding no one up. It runs without the
+       * migration's lock timeout; the bounded retry still applies.
+       */
+      readonly concurrent: boolean;
       /** Any row it returns is a failure (a foreign key check after a rebuild). */
       readonly failsOnRows: boolean;
       /** Restores a setting: runs even when a step before it failed. */
@@ -36,12 +43,14 @@ export function migrationUnits(steps: readonly MigrationStep[], dialect: RunnerD
       case "change": {
         const change = step.change;
         const concurrentIndex = change.kind === "createIndex" && change.concurrently ? change.index.name : undefined;
+        const concurrent = (change.kind === "createIndex" || change.kind === "dropIndex") && change.concurrently;
         for (const s of step.statements) {
           units.push({
             kind: "statement",
             sql: s.sql,
             transactional: s.transactional,
             concurrentIndex,
+            concurrent,
             failsOnRows: s.failsOnRows === true,
             restores: s.restores === true,
           });
@@ -54,6 +63,7 @@ export function migrationUnits(steps: readonly MigrationStep[], dialect: RunnerD
           sql: step.sql,
           transactional: step.transactional ?? dialect.transactionalDdl,
           concurrentIndex: undefined,
+          concurrent: false,
           failsOnRows: false,
           restores: false,
         });

@@ -16,7 +16,7 @@ export interface RunnerOptions {
   readonly folder: string;
   /** The history table's name (default `tempest_migrations`). */
   readonly historyTable?: string;
-  /** PostgreSQL: `lock_timeout` of each DDL statement unless the migration sets its own (default 5 000 ms). */
+  /** How long each DDL statement may wait for its table's lock (PostgreSQL `lock_timeout`, MySQL `lock_wait_timeout`) unless the migration sets its own (default 5 000 ms). */
   readonly lockTimeoutMs?: number;
   /** Retries of a statement that gave up waiting for its lock (default 3). */
   readonly lockRetries?: number;
