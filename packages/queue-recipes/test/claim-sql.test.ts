@@ -72,7 +72,10 @@ describe.each(targets)("the claim's SQL and plan on $name", (target) => {
       const single = claimPlan(engine).strategy === "single";
       const old = engine.compile(oldClaim(engine, Outbound, fence, single ? undefined : claimed.map((r) => r.id)));
       expect(claim?.sql).toBe(old.sql);
-      const quoted = target.name === "MySQL" ? `\`${fence === "attempts" ? "attempts" : "claim_token"}\`` : `"${fence === "attempts" ? "attempts" : "claim_token"}"`;
+      const quoted =
+        target.name === "MySQL"
+          ? `\`${fence === "attempts" ? "attempts" : "claim_token"}\``
+          : `"${fence === "attempts" ? "attempts" : "claim_token"}"`;
       expect(claim?.sql).toContain(`${quoted} = ${quoted} + 1`);
 
       // The plans, with the values of the claim just run (the old statement's are the same values).
