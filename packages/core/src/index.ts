@@ -203,7 +203,7 @@ export type { JsonValue } from "./schema/column.js";
 export { Column, column } from "./schema/column.js";
 export type { ColumnDefault, ColumnKind, ColumnMeta, ColumnSpec } from "./schema/column-meta.js";
 export { Index, index, uniqueIndex } from "./schema/index.js";
-export type { IndexMeta } from "./schema/index-meta.js";
+export type { IndexDeclaration, IndexMeta } from "./schema/index-meta.js";
 export type { ModelClass } from "./schema/model.js";
 export { Model } from "./schema/model.js";
 export { toSnakeCase } from "./schema/naming.js";

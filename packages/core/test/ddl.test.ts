@@ -1,5 +1,17 @@
 import { describe, expect, test } from "vitest";
-import { column, createIndexes, createTable, dropTable, index, Model, sql, uniqueIndex, ValidationError } from "../src/index.js";
+import {
+  column,
+  createIndexes,
+  createTable,
+  dropTable,
+  index,
+  Model,
+  select,
+  sql,
+  tableMeta,
+  uniqueIndex,
+  ValidationError,
+} from "../src/index.js";
 import { IndexedOutbound, Outbound } from "./support/outbound.js";
 import { testEngine } from "./support/test-dialect.js";
 
@@ -111,5 +123,26 @@ describe("DDL for the guide's model", () => {
       id = column.integer().primaryKey();
     }
     expect(() => createTable(NotAnIndex)).toThrow(/must hold index\(\.\.\.\) declarations/);
+  });
+
+  test("a partial index's predicate is resolved where its DDL is built, once per model", () => {
+    class Broken extends Model {
+      static tablename = "broken_jobs";
+      // A predicate the types would refuse, as a JavaScript caller could still write it.
+      static indexes = [index("broken_due", ["status"]).where({ nosuch: 1 } as never)];
+      id = column.integer().primaryKey();
+      status = column.text().notNull();
+    }
+    // Reading the model and querying it do not resolve index predicates...
+    expect(tableMeta(Broken).indexes[0]?.where).toEqual({ nosuch: 1 });
+    expect(engine.compile(select(Broken).where({ status: "x" })).sql).toBe(`SELECT "id", "status" FROM "broken_jobs" WHERE "status" = ?`);
+    // ...building its CREATE INDEX or CREATE TABLE does, with the index named, before any SQL exists.
+    expect(() => createIndexes(Broken)).toThrow(ValidationError);
+    expect(() => createIndexes(Broken)).toThrow(/index broken_due.*nosuch/);
+    expect(() => createTable(Broken)).toThrow(/index broken_due.*nosuch/);
+
+    const first = createIndexes(IndexedOutbound)[0]!.toNode();
+    const again = createIndexes(IndexedOutbound)[0]!.toNode();
+    expect(first.kind === "createIndex" && again.kind === "createIndex" && first.index === again.index).toBe(true);
   });
 });

@@ -124,6 +124,8 @@ export interface RawStatementNode {
 export interface CreateTableNode {
   readonly kind: "createTable";
   readonly table: TableMeta;
+  /** The table's indexes, predicates resolved (CREATE TABLE checks that each can be created). */
+  readonly indexes: readonly IndexMeta[];
   readonly ifNotExists: boolean;
 }
 
@@ -265,8 +267,8 @@ export function rawStatementNode(expression: ExpressionNode, columns?: readonly 
   return Object.freeze({ kind: "rawStatement", expression, columns });
 }
 
-export function createTableNode(table: TableMeta, ifNotExists: boolean): CreateTableNode {
-  return Object.freeze({ kind: "createTable", table, ifNotExists });
+export function createTableNode(table: TableMeta, indexes: readonly IndexMeta[], ifNotExists: boolean): CreateTableNode {
+  return Object.freeze({ kind: "createTable", table, indexes, ifNotExists });
 }
 
 export function createIndexNode(table: TableMeta, index: IndexMeta, ifNotExists: boolean): CreateIndexNode {

@@ -98,7 +98,7 @@ export function forEachChild<S>(node: TreeNode, visit: (child: TreeNode, state: 
       visit(node.expression, state);
       return;
     case "createTable":
-      for (const index of node.table.indexes) if (index.where !== undefined) visit(index.where, state);
+      for (const index of node.indexes) if (index.where !== undefined) visit(index.where, state);
       return;
     case "createIndex":
       if (node.index.where !== undefined) visit(node.index.where, state);

@@ -5,6 +5,7 @@ import type { ModelClass } from "../schema/model.js";
 import { storedTableMeta } from "../schema/table-meta.js";
 import type { Executable } from "./executable.js";
 import { markExecutable } from "./executable.js";
+import { modelIndexes } from "./model-indexes.js";
 
 function statement(node: StatementNode): Executable<never> {
   const executable = { toNode: () => node };
@@ -14,13 +15,14 @@ function statement(node: StatementNode): Executable<never> {
 
 /** CREATE TABLE for a model (its indexes are separate statements: see `createIndexes`). */
 export function createTable(model: ModelClass, options: { ifNotExists?: boolean } = {}): Executable<never> {
-  return statement(createTableNode(storedTableMeta(model, "ddl"), options.ifNotExists ?? false));
+  const table = storedTableMeta(model, "ddl");
+  return statement(createTableNode(table, modelIndexes(table), options.ifNotExists ?? false));
 }
 
 /** CREATE INDEX for each index declared on the model. */
 export function createIndexes(model: ModelClass, options: { ifNotExists?: boolean } = {}): Executable<never>[] {
   const table = storedTableMeta(model, "ddl");
-  return table.indexes.map((index) => statement(createIndexNode(table, index, options.ifNotExists ?? false)));
+  return modelIndexes(table).map((index) => statement(createIndexNode(table, index, options.ifNotExists ?? false)));
 }
 
 export function dropTable(model: ModelClass, options: { ifExists?: boolean } = {}): Executable<never> {

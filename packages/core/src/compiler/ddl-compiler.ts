@@ -1,5 +1,6 @@
 import type { ConditionNode } from "../ast/condition-node.js";
 import type { AddColumnNode, CreateIndexNode, CreateTableNode, DropTableNode } from "../ast/statement-node.js";
+import { modelIndexes } from "../builder/model-indexes.js";
 import type { ModelColumnDdl, ModelTableDdl } from "../dialect/introspector.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
@@ -69,7 +70,9 @@ export abstract class DdlCompiler extends ConditionCompiler {
       columns: Object.freeze(columns),
       primaryKey: Object.freeze(meta.primaryKey.map((c) => c.name)),
       indexes: Object.freeze(
-        meta.indexes.filter((index) => indexes || this.canCreate(index)).map((index) => this.indexSnapshot(index, ctx)),
+        modelIndexes(meta)
+          .filter((index) => indexes || this.canCreate(index))
+          .map((index) => this.indexSnapshot(index, ctx)),
       ),
       foreignKeys: Object.freeze(foreignKeys),
     });

@@ -1,11 +1,10 @@
 import type { CteNode } from "../ast/cte-node.js";
-import { resolveWhere } from "../builder/resolve-where.js";
 import { textProblem } from "../codec/check-text.js";
 import { ValidationError } from "../errors.js";
 import { Column } from "./column.js";
 import type { ColumnMeta } from "./column-meta.js";
 import { Index } from "./index.js";
-import type { IndexMeta } from "./index-meta.js";
+import type { IndexDeclaration } from "./index-meta.js";
 import type { ModelClass } from "./model.js";
 import { namingFunction } from "./naming.js";
 import { Relation } from "./relation.js";
@@ -19,7 +18,8 @@ export interface TableMeta {
   readonly columns: readonly ColumnMeta[];
   readonly byField: ReadonlyMap<string, ColumnMeta>;
   readonly primaryKey: readonly ColumnMeta[];
-  readonly indexes: readonly IndexMeta[];
+  /** Its indexes as declared: `modelIndexes(table)` (builder) resolves their predicates. */
+  readonly indexes: readonly IndexDeclaration[];
   /** Set when the "table" is a common table expression (see builder/cte): its WITH entry. */
   readonly cte?: CteNode;
 }
@@ -96,14 +96,7 @@ function readModel(model: ModelClass): TableMeta {
     names.add(c.name);
   }
   const byField = new Map(columns.map((c) => [c.field, c]));
-  const partial = {
-    model,
-    name: table,
-    columns: Object.freeze(columns),
-    byField,
-    primaryKey: Object.freeze(columns.filter((c) => c.primaryKey)),
-  };
-  const indexes = (model.indexes ?? []).map((declared): IndexMeta => {
+  const indexes = (model.indexes ?? []).map((declared): IndexDeclaration => {
     if (!Index.isIndex(declared)) throw new ValidationError(`${modelName}.indexes must hold index(...) declarations`);
     const spec = declared.spec;
     if (spec.fields.length === 0) throw new ValidationError(`index ${spec.name} has no fields`);
@@ -113,11 +106,16 @@ function readModel(model: ModelClass): TableMeta {
       if (!col) throw new ValidationError(`index ${spec.name}: ${modelName} has no field "${field}"`);
       return col;
     });
-    const where = spec.where === undefined ? undefined : resolveWhere(partial, spec.where, `index ${spec.name}`);
-    if (where?.kind === "inSubquery") throw new ValidationError(`index ${spec.name}: a subquery cannot be an index predicate`);
-    return Object.freeze({ name: spec.name, columns: Object.freeze(cols), unique: spec.unique, where });
+    return Object.freeze({ name: spec.name, columns: Object.freeze(cols), unique: spec.unique, where: spec.where });
   });
-  const meta: TableMeta = Object.freeze({ ...partial, indexes: Object.freeze(indexes) });
+  const meta: TableMeta = Object.freeze({
+    model,
+    name: table,
+    columns: Object.freeze(columns),
+    byField,
+    primaryKey: Object.freeze(columns.filter((c) => c.primaryKey)),
+    indexes: Object.freeze(indexes),
+  });
   declareRelations(meta, relations, byColumn);
   return meta;
 }
