@@ -12,6 +12,8 @@ import { workerEnv } from "./support/worker-env.js";
 
 interface SchedulerMessage {
   readonly result?: { passes: number; enqueued: number };
+  /** The process's own Date.now() when it reported. */
+  readonly ownClock?: number;
   readonly due?: string[];
   readonly pass?: { now: string | null; enqueued: string[] };
 }
@@ -56,15 +58,28 @@ describe.each(targets)("scheduler processes on $name", (target) => {
     return Outbound;
   }
 
-  it(`${PROCESSES} processes run a per-second schedule for ${SECONDS} s of real time: every second's tick is enqueued, each once`, async () => {
+  it(`${PROCESSES} processes with clocks hours apart run a per-second schedule for ${SECONDS} s of real time: every second's tick is enqueued, each once`, async () => {
     const Outbound = await freshScheduled("sched_procs");
     const schedules = [{ name: "second", cron: "* * * * * *", missed: "all" }];
-    const procs = Array.from({ length: PROCESSES }, () =>
-      forkScheduler(target, { table: Outbound.tablename, schedules, mode: "loop", durationMs: SECONDS * 1000 }),
+    // Their own clocks disagree by hours: the ticks still follow the database's.
+    const skews = [0, 3 * 3600_000, -2 * 3600_000, 17 * 60_000];
+    const started = Date.now();
+    const procs = Array.from({ length: PROCESSES }, (_, i) =>
+      forkScheduler(target, {
+        table: Outbound.tablename,
+        schedules,
+        mode: "loop",
+        durationMs: SECONDS * 1000,
+        skewMs: skews[i % skews.length],
+      }),
     );
     expect(await Promise.all(procs.map((p) => p.exited))).toEqual(procs.map(() => 0));
     const results = procs.map((p) => p.messages.find((m) => m.result)?.result);
     for (const r of results) expect(r?.passes).toBeGreaterThan(0);
+    procs.forEach((p, i) => {
+      const skew = (p.messages.find((m) => m.result)?.ownClock ?? 0) - Date.now();
+      expect(Math.abs(skew - (skews[i % skews.length] as number))).toBeLessThan(60_000); // the fake clock was in force
+    });
     const rows = await engine.execute(select(Outbound, ["idempotencyKey", "nextAttemptAt"]).orderBy("nextAttemptAt")).all();
     // Each process counts only what it inserted itself: the counts add up to the rows, so no tick was enqueued twice.
     expect(results.reduce((n, r) => n + (r?.enqueued ?? 0), 0)).toBe(rows.length);
@@ -76,6 +91,9 @@ describe.each(targets)("scheduler processes on $name", (target) => {
       );
     }
     const ticks = rows.map((r) => r.nextAttemptAt.getTime());
+    // Within the run by this (unskewed) process's clock, give or take the database host's offset.
+    expect(ticks[0]).toBeGreaterThan(started - 5000);
+    expect(ticks.at(-1)).toBeLessThan(Date.now() + 5000);
     // No second missing between the first tick and the last.
     expect(ticks.slice(1).map((t, i) => t - (ticks[i] as number))).toEqual(ticks.slice(1).map(() => 1000));
     expect(rows.map((r) => r.idempotencyKey)).toEqual(rows.map((r) => `schedule:second:${r.nextAttemptAt.toISOString()}`));
