@@ -6,6 +6,7 @@ import { machine, PEERS, versionOf } from "./lib/env.js";
 import type { SectionResult } from "./lib/report.js";
 import { formatSection } from "./lib/report.js";
 import { buildCompile } from "./sections/build-compile.js";
+import { claimPriority } from "./sections/claim-priority.js";
 import { claimScaling } from "./sections/claim-scaling.js";
 import { generateScale } from "./sections/generate-scale.js";
 import { latencyPostgres } from "./sections/latency-postgres.js";
@@ -25,6 +26,7 @@ const sections: Record<string, Section> = {
   "drain-sqlite": queueDrainSqlite,
   "latency-postgres": latencyPostgres,
   "claim-scaling": claimScaling,
+  "claim-priority": claimPriority,
   "build-compile": buildCompile,
   "sqlite-crud": sqliteCrud,
   "query-join": queryJoin,

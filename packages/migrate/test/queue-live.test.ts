@@ -42,13 +42,14 @@ describe.each(postgres)("the queue's optional features, migrated on a live $name
     await engine.execute(sql.raw("DROP TABLE IF EXISTS mgq_outbound, mgq_history")).rowsAffected();
     await engine.createAll([Outbound]);
     const before = await verifyQueueSchema(engine, Outbound);
-    expect(before.features).toEqual({ claimToken: false, lastError: false });
+    expect(before.features).toEqual({ claimToken: false, lastError: false, priority: false });
     expect(before.problems.map((p) => p.name).sort()).toEqual([
       "claim_token",
       "last_error",
       "last_error_at",
       "mgq_outbound_due",
       "mgq_outbound_lease",
+      "priority",
     ]);
     await enqueue(
       engine,
@@ -98,7 +99,7 @@ describe.each(postgres)("the queue's optional features, migrated on a live $name
     expect(errors).toEqual([]);
     expect(deliveredDuring).toBeGreaterThan(0);
     const after = await verifyQueueSchema(engine, Queue);
-    expect(after.features).toEqual({ claimToken: true, lastError: true });
+    expect(after.features).toEqual({ claimToken: true, lastError: true, priority: true });
     expect(after.problems).toEqual([]);
     const invalid = await engine.execute(sql.raw("SELECT count(*)::int AS n FROM pg_index WHERE NOT indisvalid")).scalar();
     expect(invalid).toBe(0);

@@ -1,5 +1,6 @@
 import type { Executor, ForUpdateOptions, InferModel, ModelClass } from "tempest-db-js";
 import { op, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
+import { queuedLevels } from "./claim-levels.js";
 import { dueCondition } from "./due-condition.js";
 import { plusOne } from "./per-claim.js";
 import type { QueueOptions } from "./queue-options.js";
@@ -49,7 +50,14 @@ export function claimPlan(db: Pick<Executor, "capabilities" | "dialectName">): C
 }
 
 /**
- * Claims up to `size` due messages, oldest first: sets them `sending`, adds one to the fence in SQL
+ * The priority a claim takes: one value (`=`, a range of the `<table>_priority` index), or this one
+ * and all above it (`>=`, past the levels walked one by one), or none (a table without priorities).
+ */
+type Level = { readonly value: number; readonly andAbove: boolean } | undefined;
+
+/**
+ * Claims up to `size` due messages, oldest first (with a priority column: lowest priority first,
+ * then oldest): sets them `sending`, adds one to the fence in SQL
  * (`claimToken` where the model has it, otherwise `attempts`) and stamps `updatedAt` with the
  * database clock. Concurrent callers — other connections or processes — get disjoint batches. The
  * returned rows carry the new fence value, the claim's token for `markSent` / `requeue` /
@@ -61,26 +69,47 @@ export async function claimBatch<M extends ModelClass<any>>(db: Executor, model:
     throw new ValidationError(`claimBatch: size must be a positive integer, got ${valueKind(size)}`);
   const q = queueTable(model, options);
   const plan = claimPlan(db);
-  const rows =
-    plan.strategy === "single"
-      ? plan.transaction
-        ? await runClaimTransaction(db, (tx) => claimSingle(tx, q, plan, options))
-        : await retryStatement(db, () => claimSingle(db, q, plan, options))
-      : await runClaimTransaction(db, (tx) => claimTwoStep(tx, q, plan, options));
+  if (!q.has.priority) return sortDue(q, await claimOnce(db, q, plan, options, undefined)) as InferModel<M>[];
+  // One claim per priority present, lowest first, until the batch is full: each is a range of the
+  // priority index (status, priority, nextAttemptAt), so messages of a higher priority that are not
+  // due yet cost one index probe, not a scan past them. An ORDER BY priority, nextAttemptAt over all
+  // priorities would read every one of them before the first due row of the next priority.
+  const levels = await queuedLevels(db, q);
+  const rows: Record<string, unknown>[] = [];
+  const last = levels.values.length - 1;
+  for (let i = 0; i <= last && rows.length < size; i++) {
+    const level = { value: levels.values[i] as number, andAbove: levels.open && i === last };
+    rows.push(...(await claimOnce(db, q, plan, { ...options, size: size - rows.length }, level)));
+  }
   return sortDue(q, rows) as InferModel<M>[];
 }
 
-/** What a claim statement depends on besides the queue table. */
-function claimKey(kind: string, plan: ClaimPlan, options: ClaimOptions): string {
-  const lock = plan.lock === undefined ? "none" : plan.lock.skipLocked ? "skip" : "wait";
-  const consumer = options.consumer === undefined ? "" : JSON.stringify(options.consumer);
-  return `${kind}:${lock}:${options.size}:${consumer}`;
+function claimOnce(db: Executor, q: QueueTable, plan: ClaimPlan, options: ClaimOptions, level: Level) {
+  return plan.strategy === "single"
+    ? plan.transaction
+      ? runClaimTransaction(db, (tx) => claimSingle(tx, q, plan, options, level))
+      : retryStatement(db, () => claimSingle(db, q, plan, options, level))
+    : runClaimTransaction(db, (tx) => claimTwoStep(tx, q, plan, options, level));
 }
 
-function candidates(q: QueueTable, plan: ClaimPlan, options: ClaimOptions) {
-  return cachedStatement(q, claimKey("candidates", plan, options), () => {
-    const query = select(q.model, [q.f.id] as any)
-      .where(dueCondition(q, options.consumer) as any)
+/** What a claim statement depends on besides the queue table. */
+function claimKey(kind: string, plan: ClaimPlan, options: ClaimOptions, level: Level): string {
+  const lock = plan.lock === undefined ? "none" : plan.lock.skipLocked ? "skip" : "wait";
+  const consumer = options.consumer === undefined ? "" : JSON.stringify(options.consumer);
+  const priority = level === undefined ? "" : `${level.andAbove ? ">=" : "="}${level.value}`;
+  return `${kind}:${lock}:${options.size}:${consumer}:${priority}`;
+}
+
+function candidates(q: QueueTable, plan: ClaimPlan, options: ClaimOptions, level: Level) {
+  return cachedStatement(q, claimKey("candidates", plan, options, level), () => {
+    const where = dueCondition(q, options.consumer);
+    let query = select(q.model, [q.f.id] as any);
+    if (level !== undefined) {
+      where[q.f.priority] = level.andAbove ? op.gte(level.value) : level.value;
+      if (level.andAbove) query = query.orderBy(q.f.priority as any);
+    }
+    query = query
+      .where(where as any)
       .orderBy(q.f.nextAttemptAt as any)
       .limit(options.size);
     return plan.lock ? query.forUpdate(plan.lock) : query;
@@ -99,18 +128,30 @@ function claimSet(q: QueueTable): Record<string, unknown> {
   );
 }
 
-async function claimSingle(db: Executor, q: QueueTable, plan: ClaimPlan, options: ClaimOptions): Promise<Record<string, unknown>[]> {
-  const statement = cachedStatement(q, claimKey("single", plan, options), () =>
+async function claimSingle(
+  db: Executor,
+  q: QueueTable,
+  plan: ClaimPlan,
+  options: ClaimOptions,
+  level: Level,
+): Promise<Record<string, unknown>[]> {
+  const statement = cachedStatement(q, claimKey("single", plan, options, level), () =>
     update(q.model)
       .set(claimSet(q) as any)
-      .where({ [q.f.id]: op.in(candidates(q, plan, options).asSubquery(q.f.id as any)) } as any)
+      .where({ [q.f.id]: op.in(candidates(q, plan, options, level).asSubquery(q.f.id as any)) } as any)
       .returning(),
   );
   return (await db.execute(statement).all()) as Record<string, unknown>[];
 }
 
-async function claimTwoStep(tx: Executor, q: QueueTable, plan: ClaimPlan, options: ClaimOptions): Promise<Record<string, unknown>[]> {
-  const found = (await tx.execute(candidates(q, plan, options)).all()) as Record<string, unknown>[];
+async function claimTwoStep(
+  tx: Executor,
+  q: QueueTable,
+  plan: ClaimPlan,
+  options: ClaimOptions,
+  level: Level,
+): Promise<Record<string, unknown>[]> {
+  const found = (await tx.execute(candidates(q, plan, options, level)).all()) as Record<string, unknown>[];
   const ids = found.map((r) => r[q.f.id]);
   if (ids.length === 0) return [];
   const statement = update(q.model)
@@ -123,5 +164,7 @@ async function claimTwoStep(tx: Executor, q: QueueTable, plan: ClaimPlan, option
 
 function sortDue(q: QueueTable, rows: Record<string, unknown>[]): Record<string, unknown>[] {
   const at = (r: Record<string, unknown>) => (r[q.f.nextAttemptAt] instanceof Date ? (r[q.f.nextAttemptAt] as Date).getTime() : 0);
-  return rows.sort((a, b) => at(a) - at(b));
+  if (!q.has.priority) return rows.sort((a, b) => at(a) - at(b));
+  const priority = (r: Record<string, unknown>) => Number(r[q.f.priority]);
+  return rows.sort((a, b) => priority(a) - priority(b) || at(a) - at(b));
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Executor, InferInsert, ModelClass, TransactionHandle } from "tempest-db-js";
 import { insert, isExpression, op, select, sql, ValidationError } from "tempest-db-js";
 import { chunk } from "./chunk.js";
+import { noteQueuedPriorities } from "./claim-levels.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
@@ -103,6 +104,7 @@ export async function enqueue<M extends ModelClass<any>>(
       duplicates[i] = { ...d, id: existing.get(keyOf(row[q.f.consumer], row[q.f.idempotencyKey])) };
     }
   }
+  if (inserted.length > 0 && q.has.priority) noteQueuedPriorities(db, q, rows);
   if (inserted.length > 0 && (options.notify ?? true) && db.capabilities.listenNotify) {
     await db.notify(q.channel, String(inserted.length));
   }

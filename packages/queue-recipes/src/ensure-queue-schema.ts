@@ -41,7 +41,7 @@ export async function ensureQueueSchema(db: Executor, model: ModelClass<any>, op
   if (before) refuse(model, before, (p) => p.kind !== "index");
   for (const statement of createIndexes(table, { ifNotExists: true })) await db.execute(statement).rowsAffected();
   const report = await verify(db, model, options);
-  if (!report) return { ok: true, problems: [], features: { claimToken: false, lastError: false } };
+  if (!report) return { ok: true, problems: [], features: { claimToken: false, lastError: false, priority: false } };
   refuse(model, report, () => true);
   return report;
 }

@@ -20,10 +20,15 @@ export interface QueueFields {
   readonly lastError: string;
   /** Optional: a datetime column holding when the last delivery failed (database clock). */
   readonly lastErrorAt: string;
+  /**
+   * Optional: an integer column, not null. Claims take the lowest priority first (0 by default, so a
+   * negative value is more urgent), and within one priority the message due first.
+   */
+  readonly priority: string;
 }
 
 /** The fields a queue table may go without; the features that need them are then off. */
-export const optionalFields = ["claimToken", "lastError", "lastErrorAt"] as const;
+export const optionalFields = ["claimToken", "lastError", "lastErrorAt", "priority"] as const;
 export type OptionalField = (typeof optionalFields)[number];
 
 /** The values of the status field for each stage of a message. */
@@ -55,6 +60,7 @@ export const defaultFields: QueueFields = Object.freeze({
   claimToken: "claimToken",
   lastError: "lastError",
   lastErrorAt: "lastErrorAt",
+  priority: "priority",
 });
 
 export const defaultStatuses: QueueStatuses = Object.freeze({

@@ -49,6 +49,12 @@ export function queueTable(model: ModelClass<any>, options: QueueOptions = {}): 
       );
     }
   }
+  const priority = has.priority ? meta.byField.get(f.priority) : undefined;
+  if (priority && (priority.kind !== "integer" || !priority.notNull)) {
+    // A NULL priority would sort first on some databases and last on others, and the claim walks the
+    // priorities present with `priority > previous`, which never reaches NULL.
+    throw new ValidationError(`${model.name || meta.name}.${f.priority}: the queue's priority must be column.integer().notNull()`);
+  }
   const s: QueueStatuses = Object.freeze({ ...defaultStatuses, ...options.statuses });
   const status = meta.byField.get(f.status);
   for (const value of Object.values(s)) {

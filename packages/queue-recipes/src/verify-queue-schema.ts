@@ -34,13 +34,14 @@ export interface QueueSchemaReport {
   readonly ok: boolean;
   readonly problems: readonly SchemaProblem[];
   /** The optional features and whether they are on (the model has the column and so does the table). */
-  readonly features: Readonly<Record<"claimToken" | "lastError", boolean>>;
+  readonly features: Readonly<Record<"claimToken" | "lastError" | "priority", boolean>>;
 }
 
 const FEATURE: Record<OptionalField, string> = {
   claimToken: "fencing by a claim token: without it `attempts` is also the fence, so a reclaim after a lease expiry counts as an attempt",
   lastError: "recording the last delivery error's text",
   lastErrorAt: "recording when the last delivery failed",
+  priority: "priorities: without it claims take the message due first, whatever it is",
 };
 
 /** The optional columns as the recipes would declare them. */
@@ -48,6 +49,7 @@ const OPTIONAL_COLUMNS = {
   claimToken: () => column.integer().notNull().default(0),
   lastError: () => column.text(),
   lastErrorAt: () => column.datetime(),
+  priority: () => column.integer().notNull().default(0),
 } as const;
 
 /** The model with every optional queue column it lacks added (for the DDL that adds them, and withQueueFeatures). */
@@ -86,7 +88,7 @@ export async function verifyQueueSchema(db: Executor, model: ModelClass<any>, op
       effect: "the queue's table does not exist",
       ddl: [compile(createTable(full)), ...createIndexes(full).map(compile)],
     });
-    return { ok: false, problems, features: { claimToken: false, lastError: false } };
+    return { ok: false, problems, features: { claimToken: false, lastError: false, priority: false } };
   }
   const columns = new Set(rows.filter((r) => r.kind === "column").map((r) => r.name));
   const meta = q.meta;
@@ -139,7 +141,7 @@ export async function verifyQueueSchema(db: Executor, model: ModelClass<any>, op
   return {
     ok: problems.every((p) => !p.required),
     problems,
-    features: { claimToken: on("claimToken"), lastError: on("lastError") && on("lastErrorAt") },
+    features: { claimToken: on("claimToken"), lastError: on("lastError") && on("lastErrorAt"), priority: on("priority") },
   };
 }
 
@@ -172,7 +174,7 @@ function indexProblems(rows: readonly TableDescriptionRow[], model: ModelClass<a
       required: unique,
       effect: unique
         ? "no unique index on (consumer, idempotencyKey): enqueue cannot skip repeated keys (MySQL's INSERT IGNORE would store them twice)"
-        : `slower: ${index.spec.name.endsWith("_due") ? "claims" : "reclaims"} scan the table`,
+        : `slower: ${index.spec.name.endsWith("_lease") ? "reclaims" : "claims"} scan the table`,
       statement: statements[i] as ReturnType<typeof createIndexes>[number],
     });
   });

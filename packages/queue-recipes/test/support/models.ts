@@ -30,6 +30,13 @@ export function tokenModel(tablename: string) {
 
 export type TokenModel = ReturnType<typeof tokenModel>;
 
+/** The guide's model with a priority (lowest claimed first). */
+export function priorityModel(tablename: string) {
+  return class PriorityOutbound extends outboundModel(tablename) {
+    priority = column.integer().notNull().default(0);
+  };
+}
+
 /** One row per delivery, deliberately without a unique key: duplicates must be countable. */
 export function deliveryModel(tablename: string) {
   return class Delivery extends Model {
