@@ -132,6 +132,8 @@ export type { LiteralLikeOptions, Operator, OperatorName } from "./builder/op.js
 export { escapeLike, isOperator, op } from "./builder/op.js";
 export type { QueryHelpers } from "./builder/query-helpers.js";
 export { count, exists, notExists, ref, scalar } from "./builder/query-helpers.js";
+export type { RelatedFilter } from "./builder/related.js";
+export { related } from "./builder/related.js";
 export { applySchemaChange, applySchemaSteps, runSchemaStep, schemaStepStatement, schemaSteps } from "./builder/schema-steps.js";
 export type { OrderByOptions, OrderKey, SelectWhere } from "./builder/select-builder.js";
 export { SelectBuilder, select } from "./builder/select-builder.js";
@@ -288,9 +290,11 @@ export type {
   CountSpec,
   LoadedRelation,
   ManyRelationFieldOf,
+  PathTarget,
   RelatedOf,
   RelatedSelect,
   RelationFieldOf,
+  RelationPath,
   WithResult,
   WithSpec,
   WithValue,

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from "vitest";
 import type { InferInsert, InferModel, Relation, RowOf, SetOf } from "../src/index.js";
-import { column, Model, op, relation, select } from "../src/index.js";
+import { column, Model, op, related, relation, select } from "../src/index.js";
 import type { RelCategory, RelComment, RelLabel, RelProfile, RelTicket, RelUser } from "../src/testing/index.js";
 import { RelCategory as Category, RelTicket as Ticket, RelUser as User } from "../src/testing/index.js";
 
@@ -99,5 +99,23 @@ describe("loaded rows are typed to the leaf", () => {
     select(Ticket).withCount({ assignee: true });
     // @ts-expect-error a nested relation that the related model does not have
     select(Ticket).with({ comments: (c) => c.with({ labels: true }) });
+  });
+});
+
+describe("filters and joins along relations", () => {
+  test("the filter is the related model's select; the path names a source's relation", () => {
+    select(Ticket).where(related.some(Ticket, "comments", (c) => c.where({ likes: op.gte(5n) })));
+    // @ts-expect-error no relation "comentz"
+    related.none(Ticket, "comentz");
+    // @ts-expect-error "title" is a Ticket field, not a Comment field
+    related.some(Ticket, "comments", (c) => c.where({ title: "x" }));
+    // @ts-expect-error every needs its filter
+    related.every(Ticket, "comments");
+    const joined = select(Ticket, "t").innerJoinRelated("t.comments", "c").leftJoinRelated("c.author", "a");
+    expectTypeOf<RowsOf<typeof joined>>().toEqualTypeOf<{ t: TicketRow; c: CommentRow; a: UserRow | null }>();
+    // @ts-expect-error a path needs a named source
+    select(Ticket).innerJoinRelated("comments", "c");
+    // @ts-expect-error no relation "author" on t
+    select(Ticket, "t").innerJoinRelated("t.author", "a");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { ModelClass } from "../src/index.js";
-import { column, Model, relation, relationsOf, select, ValidationError } from "../src/index.js";
+import { column, Model, related, relation, relationsOf, select, ValidationError } from "../src/index.js";
 import { tableMeta } from "../src/schema/table-meta.js";
 import { RelComment, RelLabel, RelTicket, RelTicketLabel, RelUser } from "../src/testing/index.js";
 import { testEngine } from "./support/test-dialect.js";
@@ -219,5 +219,31 @@ describe(".with() and .withCount() refuse at build time", () => {
     expect(engine.compile(q).sql).toBe(
       'SELECT "id", "title", "status", "estimate", "opened_at", "reporter_id", "assignee_id", "category_id" FROM "tempest_rel_tickets" WHERE "status" = ? ORDER BY "id" ASC LIMIT 5',
     );
+  });
+});
+
+describe("filters and joins along relations", () => {
+  test("compile to IN / NOT IN of the related keys, a nullable key kept for none", () => {
+    expect(engine.compile(select(RelComment, ["id"]).where(related.none(RelComment, "author")))).toMatchObject({
+      sql: 'SELECT "id" FROM "tempest_rel_comments" WHERE "author_id" IS NULL OR "author_id" NOT IN (SELECT "id" FROM "tempest_rel_users")',
+      params: [],
+    });
+    expect(
+      engine.compile(select(RelTicket, ["id"]).where(related.some(RelTicket, "labels", (l) => l.where({ color: "red" })))),
+    ).toMatchObject({
+      sql: 'SELECT "id" FROM "tempest_rel_tickets" WHERE "id" IN (SELECT "ticket_id" FROM "tempest_rel_ticket_labels" WHERE "label_id" IN (SELECT "id" FROM "tempest_rel_labels" WHERE "color" = ?))',
+      params: ["red"],
+    });
+  });
+
+  test("refusals", () => {
+    expect(() => related.every(RelTicket, "comments", undefined as never)).toThrow(
+      'related.every(RelTicket, "comments"): needs a filter with a where',
+    );
+    expect(() => related.some(RelTicket, "comments", (c) => c.orderBy("id"))).toThrow(/takes a where only/);
+    expect(() => select(RelTicket, "t").innerJoinRelated("t.labels", "l")).toThrow(
+      /joined through its join model; join RelTicketLabel, then RelLabel/,
+    );
+    expect(() => select(RelTicket, "t").innerJoinRelated("x.comments" as never, "c")).toThrow(/names no source "x"/);
   });
 });

@@ -3,6 +3,7 @@ import type { Expression } from "../ast/expression.js";
 import { expressionNode } from "../ast/expression.js";
 import { isTypedExpression } from "../ast/expression-node.js";
 import type { JoinKind } from "../ast/query-node.js";
+import { sourcesOf } from "../ast/query-node.js";
 import type { RelationPlan } from "../ast/relation-node.js";
 import type { OrderByItem, SelectNode, StatementNode, SubqueryNode } from "../ast/statement-node.js";
 import { orderByItem, selectNode, subqueryNode } from "../ast/statement-node.js";
@@ -10,6 +11,7 @@ import { outputColumnNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
+import { relationOf } from "../schema/relation-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { columnOf, tableMeta } from "../schema/table-meta.js";
 import type { FieldCondition, FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
@@ -29,7 +31,9 @@ import type {
   CountSpec,
   ManyRelationFieldOf,
   OnlyKeys,
+  PathTarget,
   RelationFieldOf,
+  RelationPath,
   WithResult,
   WithSpec,
 } from "../types/relation-types.js";
@@ -252,6 +256,42 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
   ): SelectBuilder<I, JoinedRow<WithSource<S, A, InstanceType<M>, true>>, WithSource<S, A, InstanceType<M>, true>>;
   leftJoin(model: ModelClass, alias: string, on: unknown, equals?: unknown): unknown {
     return this.#join("left", model, alias, on, equals);
+  }
+
+  /**
+   * INNER JOIN along a declared relation of a named source, its keys taken from the declaration:
+   * `select(Ticket, "t").innerJoinRelated("t.comments", "c")`. (A many-to-many relation joins its join
+   * model explicitly: join it with innerJoin, then the related model.)
+   */
+  innerJoinRelated<const P extends RelationPath<S>, A extends string>(
+    path: P,
+    alias: A,
+  ): SelectBuilder<I, JoinedRow<WithSource<S, A, PathTarget<S, P>, false>>, WithSource<S, A, PathTarget<S, P>, false>> {
+    return this.#joinRelated("inner", path, alias) as SelectBuilder<any, any, any>;
+  }
+
+  /** LEFT JOIN along a declared relation of a named source: the related source `null` where no row matches. */
+  leftJoinRelated<const P extends RelationPath<S>, A extends string>(
+    path: P,
+    alias: A,
+  ): SelectBuilder<I, JoinedRow<WithSource<S, A, PathTarget<S, P>, true>>, WithSource<S, A, PathTarget<S, P>, true>> {
+    return this.#joinRelated("left", path, alias) as SelectBuilder<any, any, any>;
+  }
+
+  #joinRelated(join: JoinKind, path: unknown, alias: string): unknown {
+    const where = `${join}JoinRelated`;
+    const dot = typeof path === "string" ? path.indexOf(".") : -1;
+    if (dot < 0) throw new ValidationError(`${where}: takes "alias.relation", got ${JSON.stringify(path)}`);
+    const owner = (path as string).slice(0, dot);
+    const source = sourcesOf(this.#node).find((s) => s.alias === owner);
+    if (source === undefined) throw new ValidationError(`${where}(${JSON.stringify(path)}): the select names no source "${owner}"`);
+    const relation = relationOf(source.table, (path as string).slice(dot + 1), `${where}(${JSON.stringify(path)})`);
+    if (relation.through !== undefined) {
+      throw new ValidationError(
+        `${where}(${JSON.stringify(path)}): a many-to-many relation is joined through its join model; join ${relation.through.table.model.name}, then ${relation.target.model.name}`,
+      );
+    }
+    return this.#join(join, relation.target.model, alias, `${alias}.${relation.link.field}`, `${owner}.${relation.key.field}`);
   }
 
   /** RIGHT JOIN: every row of the joined source; the sources before it `null` where none match. */

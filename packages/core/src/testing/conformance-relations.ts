@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { and, not, or } from "../builder/condition.js";
 import { deleteFrom } from "../builder/delete-builder.js";
 import { insert } from "../builder/insert-builder.js";
 import { op } from "../builder/op.js";
+import { related } from "../builder/related.js";
 import { select } from "../builder/select-builder.js";
 import type { Engine, EngineOptions } from "../engine/engine.js";
 import type { QueryEvent } from "../engine/query-event.js";
@@ -237,6 +239,58 @@ export function relationTests(engineOf: () => Engine, makeEngine: (options?: Eng
         ["unused", 0],
         ["urgent", 2],
       ]);
+    });
+
+    it("filters along relations: some, none and every, composed with and / or / not", async () => {
+      const ids = async (q: { toNode(): unknown }) =>
+        ((await engine.execute(q as never).all()) as { id: number | string }[]).map((r) => r.id);
+      const ticketIds = (where: Parameters<ReturnType<typeof select<typeof RelTicket>>["where"]>[0]) =>
+        ids(select(RelTicket).where(where).orderBy("id"));
+      expect(await ticketIds(related.some(RelTicket, "comments", (c) => c.where({ likes: op.gte(9n) })))).toEqual([10, 11]);
+      expect(await ticketIds(related.none(RelTicket, "comments"))).toEqual([12]);
+      expect(await ticketIds(related.every(RelTicket, "comments", (c) => c.where({ likes: op.gte(5n) })))).toEqual([11, 12]);
+      // Many-to-many, through the join model.
+      expect(await ticketIds(related.some(RelTicket, "labels", (l) => l.where({ id: "urgent" })))).toEqual([10, 11]);
+      expect(await ticketIds(related.none(RelTicket, "labels"))).toEqual([12]);
+      expect(await ticketIds(related.every(RelTicket, "labels", (l) => l.where({ color: "red" })))).toEqual([12]);
+      // Belongs-to of a nullable key: a NULL key and a deleted row both have no related row.
+      expect(await ids(select(RelComment).where(related.none(RelComment, "author")).orderBy("id"))).toEqual([102, 103]);
+      expect(
+        await ids(
+          select(RelComment)
+            .where(related.some(RelComment, "author", (u) => u.where({ name: "Ada" })))
+            .orderBy("id"),
+        ),
+      ).toEqual([100]);
+      // A self-reference, and composition.
+      expect(await ids(select(RelCategory).where(related.some(RelCategory, "children")).orderBy("id"))).toEqual([1, 2]);
+      expect(await ticketIds(or(related.none(RelTicket, "comments"), { status: "closed" }))).toEqual([11, 12]);
+      expect(await ticketIds(and(not(related.none(RelTicket, "labels")), related.some(RelTicket, "assignee")))).toEqual([10]);
+      // Uncorrelated: the outer select may alias the model.
+      const aliased = await engine
+        .execute(select(RelTicket, "t").where(related.some(RelTicket, "labels")).orderBy("t.id").columns({ id: "t.id" }))
+        .all();
+      expect(aliased).toEqual([{ id: 10 }, { id: 11 }]);
+    });
+
+    it("joins along a declared relation, keys from the declaration", async () => {
+      const rows = await engine
+        .execute(
+          select(RelTicket, "t")
+            .innerJoinRelated("t.comments", "c")
+            .leftJoinRelated("c.author", "a")
+            .where({ "c.likes": op.gte(9n) })
+            .orderBy("c.id"),
+        )
+        .all();
+      expect(rows).toEqual([
+        { t: tickets[0], c: comment(101), a: user(2) },
+        { t: tickets[1], c: comment(104), a: user(3) },
+      ]);
+      const unassigned = await engine
+        .execute(select(RelTicket, "t").leftJoinRelated("t.assignee", "u").where({ "u.id": op.isNull() }).columns({ id: "t.id" }))
+        .all();
+      expect(unassigned).toEqual([{ id: 11 }]);
     });
 
     it("inside a transaction, on the transaction's connection", async () => {

@@ -2,7 +2,7 @@ import type { SelectBuilder } from "../builder/select-builder.js";
 import type { Model } from "../schema/model.js";
 import type { Relation } from "../schema/relation.js";
 import type { RowOf } from "./model-types.js";
-import type { NoSources } from "./query-types.js";
+import type { NoSources, Sources } from "./query-types.js";
 
 /** The relation fields of a model instance type. */
 export type RelationFieldOf<I> = {
@@ -49,3 +49,17 @@ export type WithResult<I, W> = { -readonly [K in keyof W & RelationFieldOf<I>]: 
 
 /** The field `.withCount(C)` adds to each row. */
 export type CountResult<C> = { _count: { -readonly [K in keyof C]: number } };
+
+/** `"alias.relation"` for every named source's relations (what `innerJoinRelated` / `leftJoinRelated` follow). */
+export type RelationPath<S extends Sources> = {
+  [A in keyof S & string]: `${A}.${RelationFieldOf<S[A]["i"]>}`;
+}[keyof S & string];
+
+/** The model a relation path leads to. */
+export type PathTarget<S extends Sources, P> = P extends `${infer A}.${infer F}`
+  ? A extends keyof S
+    ? F extends keyof S[A]["i"]
+      ? RelatedOf<S[A]["i"][F]>
+      : never
+    : never
+  : never;
