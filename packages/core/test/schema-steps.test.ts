@@ -44,6 +44,7 @@ const every: { readonly [K in SchemaChangeKind]: Extract<SchemaChange, { kind: K
   addCheck: { kind: "addCheck", table: "children", name: "children_amount_set", notNullOf: "amount", notValid: true },
   dropCheck: { kind: "dropCheck", table: "children", name: "children_amount_set", notNullOf: "amount" },
   validateConstraint: { kind: "validateConstraint", table: "children", name: "children_amount_set" },
+  addUniqueConstraint: { kind: "addUniqueConstraint", table: "children", column: amount, name: "children_amount_key" },
   rebuildTable: { kind: "rebuildTable", before: parent, after: parent, columnMap: { id: "id", kind: "kind" } },
 };
 
@@ -74,6 +75,10 @@ describe("schemaSteps in the base compiler", () => {
       addCheck: [`ALTER TABLE "children" ADD CONSTRAINT "children_amount_set" CHECK ("amount" IS NOT NULL) NOT VALID`],
       dropCheck: [`ALTER TABLE "children" DROP CONSTRAINT "children_amount_set"`],
       validateConstraint: [`ALTER TABLE "children" VALIDATE CONSTRAINT "children_amount_set"`],
+      addUniqueConstraint: [
+        `CREATE UNIQUE INDEX CONCURRENTLY "children_amount_key" ON "children" ("amount")`,
+        `ALTER TABLE "children" ADD CONSTRAINT "children_amount_key" UNIQUE USING INDEX "children_amount_key"`,
+      ],
       rebuildTable: [
         `CREATE TABLE "parents__tempest_rebuild" ("id" integer NOT NULL, "kind" text, PRIMARY KEY ("id"), CHECK ("kind" IN ('a', 'b')))`,
         `INSERT INTO "parents__tempest_rebuild" ("id", "kind") SELECT "id", "kind" FROM "parents"`,
@@ -103,6 +108,8 @@ describe("schemaSteps in the base compiler", () => {
     const engine = testEngine();
     expect((await schemaSteps(engine, every.createIndex))[0]).toMatchObject({ transactional: false, copiesTable: false });
     expect((await schemaSteps(engine, { ...every.createIndex, concurrently: false }))[0]).toMatchObject({ transactional: true });
+    // The index is built outside the transaction; attaching it as the constraint is a short statement inside one.
+    expect((await schemaSteps(engine, every.addUniqueConstraint)).map((s) => s.transactional)).toEqual([false, true]);
     const mysqlLike = testEngine(defineCapabilities({ ...fullCapabilities, transactionalDdl: false }));
     expect((await schemaSteps(mysqlLike, every.dropColumn))[0]).toMatchObject({ transactional: false });
   });

@@ -40,6 +40,7 @@ export function changeAlgorithm(
     case "dropTable":
     case "rebuildTable":
     case "validateConstraint":
+    case "addUniqueConstraint":
       return undefined;
     case "renameTable":
       return "instant";

@@ -24,6 +24,7 @@ export type SchemaChange =
   | AddCheckChange
   | DropCheckChange
   | ValidateConstraintChange
+  | AddUniqueConstraintChange
   | RebuildTableChange;
 
 export type SchemaChangeKind = SchemaChange["kind"];
@@ -161,6 +162,20 @@ export interface DropCheckChange {
 export interface ValidateConstraintChange {
   readonly kind: "validateConstraint";
   readonly table: string;
+  readonly name: string;
+}
+
+/**
+ * A column's UNIQUE constraint built without blocking writes (PostgreSQL): `CREATE UNIQUE INDEX
+ * CONCURRENTLY` outside the transaction, then `ALTER TABLE ... ADD CONSTRAINT name UNIQUE USING INDEX
+ * name`, which only attaches the built index (a brief lock, no scan). What the lock-safe plan makes of
+ * an alterColumn that adds UNIQUE; `name` is the constraint's usual name, so a later change finds it.
+ */
+export interface AddUniqueConstraintChange {
+  readonly kind: "addUniqueConstraint";
+  readonly table: string;
+  /** The column as it is, without its UNIQUE (so the change can be reversed). */
+  readonly column: ColumnSnapshot;
   readonly name: string;
 }
 

@@ -100,6 +100,18 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
         // inside the migration's transaction it would scan while the ADD ... NOT VALID before it
         // still held its heavier lock — the queue then stalls for the whole scan (bench: migration-locks).
         return [this.ddlStep(change, `ALTER TABLE ${q(change.table)} VALIDATE CONSTRAINT ${q(change.name)}`, { transactional: false })];
+      case "addUniqueConstraint": {
+        if (!caps.concurrentIndexes) {
+          this.unsupported(
+            `a UNIQUE constraint built from a concurrent index (${change.table}.${change.column.name})`,
+            "Alter the column to unique: true instead (alterColumn): this database builds the constraint's index its own way.",
+          );
+        }
+        const index = { name: change.name, columns: [change.column.name], unique: true, where: null };
+        const build = this.createIndexSql(change.table, index, { ifNotExists: false, concurrently: true });
+        const attach = `ALTER TABLE ${q(change.table)} ADD CONSTRAINT ${q(change.name)} UNIQUE USING INDEX ${q(change.name)}`;
+        return [this.ddlStep(change, build, { transactional: false }), this.ddlStep(change, attach)];
+      }
       case "rebuildTable":
         if (!caps.tableRebuild) {
           this.unsupported(

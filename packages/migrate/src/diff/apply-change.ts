@@ -125,6 +125,13 @@ export function applyChange(snapshot: SchemaSnapshot, change: SchemaChange): Sch
       // Checks the tool adds on its own (the safe SET NOT NULL) are not part of a snapshot.
       get(change.table);
       break;
+    case "addUniqueConstraint": {
+      const table = get(change.table);
+      const name = change.column.name;
+      if (!hasColumn(table, name)) throw new ValidationError(`addUniqueConstraint: no column ${change.table}.${name}`);
+      set({ ...table, columns: table.columns.map((c) => (c.name === name ? { ...c, unique: true } : c)) });
+      break;
+    }
     case "rebuildTable":
       get(change.before.name);
       tables.delete(change.before.name);

@@ -32,6 +32,8 @@ export function changeLabel(change: SchemaChange): string {
       return `drop check ${change.table}.${change.name}`;
     case "validateConstraint":
       return `validate constraint ${change.table}.${change.name}`;
+    case "addUniqueConstraint":
+      return `add unique ${change.table}.${change.column.name} from a concurrent index`;
     case "rebuildTable":
       return `rebuild table ${change.after.name}`;
     default:

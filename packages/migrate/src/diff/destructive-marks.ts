@@ -35,6 +35,7 @@ export function destructiveMarksOf(change: SchemaChange, replaced = false): Dest
     case "addCheck":
     case "dropCheck":
     case "validateConstraint":
+    case "addUniqueConstraint":
     case "rebuildTable":
       return [];
     default:

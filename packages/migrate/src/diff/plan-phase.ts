@@ -33,6 +33,7 @@ export function planPhase(change: SchemaChange): number {
     case "rebuildTable":
       return 10;
     case "createIndex":
+    case "addUniqueConstraint":
       return 11;
     case "addForeignKey":
       return 12;

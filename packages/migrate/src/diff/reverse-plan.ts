@@ -46,6 +46,9 @@ export function inverseChange(change: SchemaChange): SchemaChange | null {
       return { kind: "addCheck", table: change.table, name: change.name, notNullOf: change.notNullOf, notValid: false };
     case "validateConstraint":
       return null;
+    case "addUniqueConstraint":
+      // Dropping the constraint drops the index it was built from.
+      return { kind: "alterColumn", table: change.table, from: { ...change.column, unique: true }, to: change.column };
     case "rebuildTable": {
       const columnMap: Record<string, string | null> = {};
       const backwards = new Map(Object.entries(change.columnMap).flatMap(([next, old]) => (old === null ? [] : [[old, next] as const])));

@@ -22,6 +22,7 @@ export function changeTable(change: SchemaChange): string {
     case "addCheck":
     case "dropCheck":
     case "validateConstraint":
+    case "addUniqueConstraint":
       return change.table;
     default:
       return exhaustive(change);

@@ -116,6 +116,8 @@ export function postgresFindings(change: SchemaChange, state: PlanState): LockFi
     case "dropForeignKey":
     case "dropCheck":
     case "validateConstraint":
+    // Its index is built CONCURRENTLY; ADD CONSTRAINT ... USING INDEX then only attaches it, under the lock_timeout.
+    case "addUniqueConstraint":
     case "rebuildTable":
       return [];
     default:
@@ -168,8 +170,8 @@ function alterFindings(
         touchesEveryRow: "scan",
         what: `ADD UNIQUE on ${to.name} builds its index while nothing else reads or writes the table`,
         safeAlternative:
-          "declare a uniqueIndex(...) on the model instead of .unique(): the safe plan builds it with CREATE UNIQUE INDEX CONCURRENTLY (or, by hand, ADD CONSTRAINT ... UNIQUE USING INDEX on a concurrent index)",
-        fixable: false,
+          "CREATE UNIQUE INDEX CONCURRENTLY outside the transaction, then ADD CONSTRAINT ... UNIQUE USING INDEX, which only attaches it (the safe plan does both)",
+        fixable: true,
       }),
     );
   }

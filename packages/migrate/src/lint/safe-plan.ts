@@ -49,18 +49,25 @@ function safeForm(change: SchemaChange, rules: ReadonlySet<LockRule>): SchemaCha
         { kind: "validateConstraint", table: change.table, name: change.name },
       ];
     case "alterColumn": {
-      if (!rules.has("set-not-null-scans")) return [change];
+      const notNull = rules.has("set-not-null-scans");
+      const unique = rules.has("unique-constraint-locks");
+      if (!notNull && !unique) return [change];
       const { table, from, to } = change;
-      // Everything but NOT NULL first (if anything else changes), then NOT NULL proven by a check.
-      const rest = { ...to, notNull: from.notNull };
-      const name = checkName(table, to.name);
+      // Everything else first (if anything else changes), then NOT NULL proven by a check, then
+      // UNIQUE from an index built concurrently.
+      const rest = { ...to, ...(notNull ? { notNull: from.notNull } : {}), ...(unique ? { unique: from.unique } : {}) };
       const steps: SchemaChange[] = sameColumnShape(from, rest) ? [] : [{ ...change, to: rest }];
-      steps.push(
-        { kind: "addCheck", table, name, notNullOf: to.name, notValid: true },
-        { kind: "validateConstraint", table, name },
-        { ...change, from: rest, to },
-        { kind: "dropCheck", table, name, notNullOf: to.name },
-      );
+      const proven = { ...rest, notNull: to.notNull };
+      if (notNull) {
+        const name = checkName(table, to.name);
+        steps.push(
+          { kind: "addCheck", table, name, notNullOf: to.name, notValid: true },
+          { kind: "validateConstraint", table, name },
+          { ...change, from: rest, to: proven },
+          { kind: "dropCheck", table, name, notNullOf: to.name },
+        );
+      }
+      if (unique) steps.push({ kind: "addUniqueConstraint", table, column: proven, name: uniqueName(table, to.name) });
       return steps;
     }
     default:
@@ -72,7 +79,18 @@ function safeForm(change: SchemaChange, rules: ReadonlySet<LockRule>): SchemaCha
 const MAX_IDENTIFIER = 63;
 
 export function checkName(table: string, column: string): string {
-  const name = `${table}_${column}_not_null`;
+  return shortName(`${table}_${column}_not_null`);
+}
+
+/**
+ * The name PostgreSQL gives a column's UNIQUE constraint (`table_column_key`, as the compiler's
+ * uniqueConstraintName), so that dropping the UNIQUE later finds it; cut as checkName cuts.
+ */
+export function uniqueName(table: string, column: string): string {
+  return shortName(`${table}_${column}_key`);
+}
+
+function shortName(name: string): string {
   if (Buffer.byteLength(name) <= MAX_IDENTIFIER) return name;
   let hash = 0x811c9dc5;
   for (const unit of name) hash = Math.imul(hash ^ (unit.codePointAt(0) as number), 0x01000193) >>> 0;

@@ -42,9 +42,17 @@ export function migrationUnits(steps: readonly MigrationStep[], dialect: RunnerD
     switch (step.kind) {
       case "change": {
         const change = step.change;
-        const concurrentIndex = change.kind === "createIndex" && change.concurrently ? change.index.name : undefined;
-        const concurrent = (change.kind === "createIndex" || change.kind === "dropIndex") && change.concurrently;
+        const concurrentIndex =
+          change.kind === "createIndex" && change.concurrently
+            ? change.index.name
+            : change.kind === "addUniqueConstraint"
+              ? change.name
+              : undefined;
         for (const s of step.statements) {
+          // addUniqueConstraint: its CREATE UNIQUE INDEX CONCURRENTLY, not the ADD CONSTRAINT in the transaction after it.
+          const concurrent =
+            ((change.kind === "createIndex" || change.kind === "dropIndex") && change.concurrently) ||
+            (change.kind === "addUniqueConstraint" && !s.transactional);
           units.push({
             kind: "statement",
             sql: s.sql,

@@ -1,7 +1,7 @@
 import type { SchemaChange } from "tempest-db-js";
 import { describe, expect, it } from "vitest";
 import type { LockLintOptions, MigrationPlan } from "../../src/index.js";
-import { applyPlan, diffSchemas, LockSafetyError, lintLocks, safePlan, sameSchema } from "../../src/index.js";
+import { applyPlan, diffSchemas, LockSafetyError, lintLocks, reversePlan, safePlan, sameSchema } from "../../src/index.js";
 import { col, fk, idCol, idx, snap, table } from "../snapshot-fixtures.js";
 
 const postgres = { concurrentIndexes: true, notValidConstraints: true };
@@ -169,16 +169,37 @@ describe("lintLocks on PostgreSQL", () => {
     ]);
   });
 
-  it("flags a UNIQUE constraint and points at a concurrent unique index", () => {
+  it("flags a UNIQUE constraint and builds it from a concurrent unique index", () => {
     const after = table("tickets", [
       idCol(),
-      col("title", "text", { unique: true }),
+      col("title", "text", { unique: true, notNull: true }),
       col("user_id", "integer"),
       col("priority", "integer"),
     ]);
-    const [warning] = lintLocks(planTo(after), options);
-    expect(warning).toMatchObject({ rule: "unique-constraint-locks", lock: "ACCESS EXCLUSIVE", fixable: false });
-    expect(warning?.safeAlternative).toContain("uniqueIndex");
+    const plan = planTo(after);
+    const warnings = lintLocks(plan, options);
+    expect(warnings.map((w) => [w.rule, w.fixable])).toEqual([
+      ["set-not-null-scans", true],
+      ["unique-constraint-locks", true],
+    ]);
+    expect(warnings[1]?.safeAlternative).toContain("CREATE UNIQUE INDEX CONCURRENTLY");
+    expect(warnings[1]?.safeAlternative).toContain("UNIQUE USING INDEX");
+    const safe = safePlan(plan, options);
+    expect(safe.changes.map((c) => c.change.kind)).toEqual([
+      "addCheck",
+      "validateConstraint",
+      "alterColumn",
+      "dropCheck",
+      "addUniqueConstraint",
+    ]);
+    expect(safe.changes.at(-1)?.change).toMatchObject({
+      name: "tickets_title_key",
+      column: { name: "title", unique: false, notNull: true },
+    });
+    expect(lintLocks(safe, options)).toEqual([]);
+    // The same schema either way, and the down plan drops the constraint (and its index) again.
+    expect(applyPlan(plan.from, safe.changes)).toEqual(applyPlan(plan.from, plan.changes));
+    expect(applyPlan(safe.to, reversePlan(safe).changes)).toEqual(applyPlan(plan.from, []));
     const asIndex = planTo(table("tickets", tickets.columns, { indexes: [idx("tickets_title", ["title"], { unique: true })] }));
     expect(lintLocks(safePlan(asIndex, options), options)).toEqual([]);
   });
