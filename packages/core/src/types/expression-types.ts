@@ -127,15 +127,15 @@ export interface CaseExpression<T, K> extends Expression<T | null, K> {
 
 type KindOfColumn<C> = C extends Column<any, any, any, infer K> ? (ColumnKind extends K ? unknown : K) : unknown;
 
-/** The column kind a reference names. */
-export type RefKind<I, S extends Sources, K> = K extends `${infer A}.${infer F}`
-  ? A extends keyof S
-    ? F extends keyof S[A]["i"]
-      ? KindOfColumn<S[A]["i"][F]>
+/** The column kind a reference names (a root field first, as RefValue). */
+export type RefKind<I, S extends Sources, K> = K extends keyof I
+  ? KindOfColumn<I[K]>
+  : K extends `${infer A}.${infer F}`
+    ? A extends keyof S
+      ? F extends keyof S[A]["i"]
+        ? KindOfColumn<S[A]["i"][F]>
+        : unknown
       : unknown
-    : unknown
-  : K extends keyof I
-    ? KindOfColumn<I[K]>
     : unknown;
 
 /** A reference as the typed expression it reads. */

@@ -22,15 +22,19 @@ export type RefOf<I, S extends Sources> = FieldOf<I> | QualifiedRef<S>;
 
 type Nullable<T, N> = N extends true ? T | null : T;
 
-/** The value a reference reads: null too when its source is on the nullable side of an outer join. */
-export type RefValue<I, S extends Sources, K> = K extends `${infer A}.${infer F}`
-  ? A extends keyof S
-    ? F extends keyof S[A]["i"]
-      ? Nullable<ColumnValue<S[A]["i"][F]>, S[A]["n"]>
+/**
+ * The value a reference reads: null too when its source is on the nullable side of an outer join.
+ * A root field is tested first: the key lookup is cheaper for the checker than the template match,
+ * and most references of most queries are root fields (type-scale bench, BENCHMARKS.md).
+ */
+export type RefValue<I, S extends Sources, K> = K extends keyof I
+  ? ColumnValue<I[K]>
+  : K extends `${infer A}.${infer F}`
+    ? A extends keyof S
+      ? F extends keyof S[A]["i"]
+        ? Nullable<ColumnValue<S[A]["i"][F]>, S[A]["n"]>
+        : never
       : never
-    : never
-  : K extends keyof I
-    ? ColumnValue<I[K]>
     : never;
 
 /** A joined select's row: one object per source, null where an outer join found none. */
