@@ -127,6 +127,17 @@ export class SqliteCompiler extends SqlCompiler {
     return sql;
   }
 
+  /**
+   * SQLite goes on in floating point when an integer + - * / leaves the 64-bit range (where
+   * PostgreSQL and MySQL raise); the result is read once, in a subquery, and a float there raises
+   * "integer overflow" (abs() of the minimum integer, SQLite's own error for it), so a comparison or
+   * an order never reads the rounded value. The subquery is the way to name the value once without
+   * writing its text (and binding its placeholders) twice.
+   */
+  override checkedIntegerSql(sql: string): string {
+    return `(SELECT CASE WHEN typeof(v) = 'real' THEN abs(-9223372036854775807 - 1 + 0 * length(v)) ELSE v END FROM (SELECT ${sql} AS v))`;
+  }
+
   /** CAST to INTEGER truncates toward zero. */
   override truncateToIntegerSql(sql: string): string {
     return `CAST(${sql} AS INTEGER)`;

@@ -26,8 +26,14 @@ export abstract class ExpressionCompiler extends WindowCompiler {
     switch (node.kind) {
       case "arithmetic":
         return this.arithmetic(node, ctx);
-      case "negate":
-        return `(-${this.numberOperand(node.operand, node.type.kind, ctx)})`;
+      case "negate": {
+        const kind = node.type.kind;
+        if (kind === "numeric") this.requireExactDecimals("- over a numeric value");
+        const operand = this.numberOperand(node.operand, kind, ctx);
+        // Not `0 - x`: MariaDB 10.11 answers the minimum integer for `0 - <minimum>` where its unary
+        // minus raises (the minimum as a bound value alone is refused when built, see constant-integer).
+        return kind === "integer" || kind === "bigint" ? this.checkedIntegerSql(`(-${operand})`) : `(-${operand})`;
+      }
       case "functionCall":
         return this.functionCall(node, ctx);
       case "case": {
@@ -135,6 +141,14 @@ export abstract class ExpressionCompiler extends WindowCompiler {
     return `CAST(TRUNC(${sql}) AS BIGINT)`;
   }
 
+  /**
+   * An integer result of `+ - * /` or negation. PostgreSQL and MySQL raise an error past the 64-bit
+   * range; a database that would go on with a float instead (SQLite) raises one here too.
+   */
+  protected checkedIntegerSql(sql: string): string {
+    return sql;
+  }
+
   /** Whether GREATEST / LEAST skip NULL arguments (PostgreSQL) instead of answering NULL. */
   protected extremeSkipsNulls(): boolean {
     return true;
@@ -151,6 +165,9 @@ export abstract class ExpressionCompiler extends WindowCompiler {
     if (node.kind === "param") return this.typedParamSql(sql, kind);
     const from = typeOf(node)?.kind;
     if (from === undefined || from === kind) return sql;
+    // A database without exact decimals keeps them in a form of its own (SQLite: ordered text), which
+    // only meets other decimals: read as a number, or compared with one, it would mean something else.
+    if (from === "numeric" || kind === "numeric") this.requireExactDecimals(`a ${from} value computed as ${kind}`);
     if (kind === "real" && (from === "integer" || from === "bigint" || from === "numeric")) return this.floatSql(sql);
     return sql;
   }
@@ -169,14 +186,18 @@ export abstract class ExpressionCompiler extends WindowCompiler {
     if (kind === "numeric") this.requireExactDecimals(`${node.op} over numeric values`);
     const left = this.numberOperand(node.left, kind, ctx);
     const right = this.numberOperand(node.right, kind, ctx);
+    const integer = kind === "integer" || kind === "bigint";
     switch (node.op) {
       case "+":
       case "-":
-      case "*":
-        return `(${left} ${node.op} ${right})`;
+      case "*": {
+        const sql = `(${left} ${node.op} ${right})`;
+        return integer ? this.checkedIntegerSql(sql) : sql;
+      }
       case "/":
         // NULL for a zero divisor on every database (PostgreSQL would raise, the others answer NULL).
-        if (kind === "integer" || kind === "bigint") return this.integerDivideSql(left, `NULLIF(${right}, 0)`);
+        // The one quotient past the range, the minimum by -1, is an error as a product would be.
+        if (integer) return this.checkedIntegerSql(this.integerDivideSql(left, `NULLIF(${right}, 0)`));
         // Exact: rounded at 30 places on every database, as AVG of a numeric is (see compiler-base).
         if (kind === "numeric") return `ROUND(CAST(${left} AS ${this.expressionTypeSql("numeric")}) / NULLIF(${right}, 0), 30)`;
         return `(${left} / NULLIF(${right}, 0))`;
@@ -283,15 +304,20 @@ export abstract class ExpressionCompiler extends WindowCompiler {
   protected castExpression(node: CastNode, ctx: CompileContext): string {
     const to = node.type.kind;
     const from = node.from;
-    const sql = this.value(node.operand, ctx);
-    const operand = node.operand.kind === "param" ? this.typedParamSql(sql, from) : sql;
+    if (from === "numeric" && to !== "numeric") this.requireExactDecimals(`a cast from numeric to ${to}`);
+    const write = () => {
+      const sql = this.value(node.operand, ctx);
+      return node.operand.kind === "param" ? this.typedParamSql(sql, from) : sql;
+    };
+    const operand = write();
     if (from === to) return operand;
     switch (to) {
       case "real":
         return this.floatSql(operand);
       case "integer":
       case "bigint":
-        if (from === "boolean") return `(CASE WHEN ${operand} THEN 1 WHEN NOT ${operand} THEN 0 END)`;
+        // The operand written twice, each with its own placeholders (a `?` binds once per occurrence).
+        if (from === "boolean") return `(CASE WHEN ${operand} THEN 1 WHEN NOT ${write()} THEN 0 END)`;
         return from === "real" || from === "numeric" ? this.truncateToIntegerSql(operand) : this.wideIntegerSql(operand);
       case "numeric":
         this.requireExactDecimals("a cast to numeric");
@@ -310,18 +336,27 @@ export abstract class ExpressionCompiler extends WindowCompiler {
       return filter === undefined ? "COUNT(*)" : `COUNT(CASE WHEN ${this.condition(filter, ctx, true)} THEN 1 END)`;
     }
     if (kind === "numeric" && (node.fn === "sum" || node.fn === "avg")) this.requireExactDecimals(`${node.fn}() of numeric values`);
-    const operand = this.operand(node.operand, kind, ctx);
-    const arg = filter === undefined ? operand : `CASE WHEN ${this.condition(filter, ctx, true)} THEN ${operand} END`;
+    const operand = node.operand;
+    // Written anew at each use: a text holding `?` placeholders binds its values once per occurrence.
+    // The filter first: placeholders bind in the order they are written.
+    const value = () => {
+      if (filter === undefined) return this.operand(operand, kind, ctx);
+      const when = this.condition(filter, ctx, true);
+      return `CASE WHEN ${when} THEN ${this.operand(operand, kind, ctx)} END`;
+    };
+    const arg = (sql = value()) => (node.distinct ? `DISTINCT ${sql}` : sql);
     switch (node.fn) {
       case "count":
-        return node.distinct ? `COUNT(DISTINCT ${arg})` : `COUNT(${arg})`;
+        return `COUNT(${arg()})`;
       case "sum":
-        return `SUM(${arg})`;
+        return `SUM(${arg()})`;
       case "avg":
-        return kind === "numeric" ? `ROUND(CAST(SUM(${arg}) AS DECIMAL(65, 30)) / COUNT(${arg}), 30)` : `AVG(${this.floatSql(arg)})`;
+        return kind === "numeric"
+          ? `ROUND(CAST(SUM(${arg()}) AS DECIMAL(65, 30)) / COUNT(${arg()}), 30)`
+          : `AVG(${arg(this.floatSql(value()))})`;
       case "min":
       case "max":
-        return `${node.fn.toUpperCase()}(${arg})`;
+        return `${node.fn.toUpperCase()}(${arg()})`;
       default:
         return exhaustive(node.fn);
     }

@@ -19,6 +19,7 @@ import { checkValue } from "../builder/check-value.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnKind } from "../schema/column-meta.js";
 import { describe } from "./assert-bindable.js";
+import { assertConstantInRange } from "./constant-integer.js";
 import { stringBuilders } from "./string-builders.js";
 import type { Operand } from "./value-type.js";
 import { anyNullable, commonKind, familyOf, kindColumn, nodeAs, numberKind, operandOf } from "./value-type.js";
@@ -91,7 +92,9 @@ export function expressionBuilders(scope: BuilderScope) {
     }
     // A quotient or remainder by zero is NULL on every database.
     const nullable = anyNullable([left, right]) || op === "/" || op === "%";
-    return typed(arithmeticNode(op, nodeAs(left, kind, where), nodeAs(right, kind, where), valueType(kind, nullable)));
+    const node = arithmeticNode(op, nodeAs(left, kind, where), nodeAs(right, kind, where), valueType(kind, nullable));
+    assertConstantInRange(node, where);
+    return typed(node);
   };
 
   const call = (fn: ScalarFunction, args: readonly Operand[], kind: ColumnKind, nullable: boolean, where: string) =>
@@ -216,7 +219,9 @@ export function expressionBuilders(scope: BuilderScope) {
     neg: (a: unknown) => {
       const value = operand(a, "fn.neg");
       const kind = numberKind([value], "fn.neg");
-      return typed(negateNode(nodeAs(value, kind, "fn.neg"), valueType(kind, anyNullable([value]))));
+      const node = negateNode(nodeAs(value, kind, "fn.neg"), valueType(kind, anyNullable([value])));
+      assertConstantInRange(node, "fn.neg");
+      return typed(node);
     },
     coalesce: (...inputs: unknown[]) => {
       if (inputs.length < 2) throw new ValidationError("fn.coalesce: takes two values or more");

@@ -10,6 +10,7 @@ import { behaviourTests } from "./conformance-behaviour.js";
 import type { ConformanceCase, ConformanceCaseId } from "./conformance-cases.js";
 import { conformanceCases, seedJobs } from "./conformance-cases.js";
 import { cteQueryTests } from "./conformance-cte-queries.js";
+import { expressionEdgeTests } from "./conformance-expression-edges.js";
 import { expressionTests } from "./conformance-expressions.js";
 import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
 import { queryTests } from "./conformance-queries.js";
@@ -95,6 +96,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
     cteQueryTests(() => engine);
     relationTests(() => engine, makeEngine);
     expressionTests(() => engine);
+    expressionEdgeTests(() => engine);
     stringTests(() => engine);
     streamTests(() => engine, makeEngine, target.streams ?? true);
     schemaTests(() => engine);
