@@ -71,6 +71,7 @@ export function expressionEdgeTests(engineOf: () => Engine): void {
       expect(() => fn.add(INT64_QUARTER * 2n - 1n, 1n)).toThrow(ValidationError);
       expect(() => fn.mul(fn.add(INT64_QUARTER, 1n), 2)).toThrow(ValidationError);
       expect(() => fn.div(-(2n ** 63n), -1n)).toThrow(ValidationError);
+      expect(() => fn.add(fn.lit(2n ** 63n - 1n), 1)).toThrow(ValidationError);
       expect(() => fn.mod(-(2n ** 63n), -1n)).not.toThrow();
     });
 
