@@ -32,7 +32,10 @@ export abstract class ExpressionCompiler extends WindowCompiler {
         const operand = this.numberOperand(node.operand, kind, ctx);
         // Not `0 - x`: MariaDB 10.11 answers the minimum integer for `0 - <minimum>` where its unary
         // minus raises (the minimum as a bound value alone is refused when built, see constant-integer).
-        return kind === "integer" || kind === "bigint" ? this.checkedIntegerSql(`(-${operand})`) : `(-${operand})`;
+        if (kind === "integer" || kind === "bigint") return this.checkedIntegerSql(`(-${operand})`);
+        // A real as a subtraction from zero: the negation of 0 is 0 everywhere (MariaDB has no -0
+        // where PostgreSQL and SQLite would answer one).
+        return kind === "real" ? `(0 - ${operand})` : `(-${operand})`;
       }
       case "functionCall":
         return this.functionCall(node, ctx);
