@@ -90,8 +90,9 @@ export async function enqueueScheduled<M extends ModelClass<any>>(
       const schedule = byName.get(row.name) as CompiledSchedule;
       const plan = planTicks(schedule, row.lastTickAt, now);
       more ||= plan.more;
-      if (row.lastTickAt === null || plan.through.getTime() !== row.lastTickAt.getTime())
-        advanced.push({ name: row.name, through: plan.through });
+      // A pass that finds nothing due leaves the row as it is: the next one plans from the same
+      // point and reaches the same ticks, and an idle schedule costs no write per pass.
+      if (row.lastTickAt === null || plan.ticks.length > 0) advanced.push({ name: row.name, through: plan.through });
       for (const tick of plan.ticks) {
         due.push({ schedule: schedule.name, tick });
         messages.push(tickMessage(q, schedule, tick));

@@ -6,7 +6,7 @@ export const MAX_TICKS_PER_PASS = 1000;
 export interface TickPlan {
   /** The ticks to enqueue now, oldest first. */
   readonly ticks: readonly Date[];
-  /** What the schedule's state records as handled: every tick up to it was enqueued or dropped. */
+  /** What the schedule's state records as handled (when there are ticks): every tick up to it was enqueued or dropped. */
   readonly through: Date;
   /** More ticks are due than one pass enqueues (`"all"`): run another pass at once. */
   readonly more: boolean;
