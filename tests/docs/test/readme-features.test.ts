@@ -28,10 +28,18 @@ const FEATURES: [string, RegExp, () => boolean][] = [
   ["prepared statements", /prepared statements|engine\.prepare/, () => typeof Engine.prototype.prepare === "function"],
   ["streaming", /stream/i, () => typeof Engine.prototype.stream === "function"],
   ["typed raw queries", /typed raw|sql\.typed/, () => typeof sql.typed === "function"],
+  ["relations", /\brelations\b/i, () => typeof proto.with === "function" && typeof proto.withCount === "function"],
 ];
 
 /** The query-language pages a newcomer is pointed to, from the README and from getting-started. */
-const PAGES = ["queries.md", "joins-and-aggregates.md", "ctes-and-set-operations.md", "window-functions.md", "expressions.md"];
+const PAGES = [
+  "queries.md",
+  "joins-and-aggregates.md",
+  "relations.md",
+  "ctes-and-set-operations.md",
+  "window-functions.md",
+  "expressions.md",
+];
 
 describe("the README says what the library does today", () => {
   it.each(FEATURES)("%s: named as present, not as missing, when the library has it", (_, words, present) => {
