@@ -134,7 +134,14 @@ describe("schemaSteps in the base compiler", () => {
     const [made] = await schemaSteps(engine, every.dropTable);
     expect(isSchemaStep(made)).toBe(true);
     expect(Object.isFrozen(made)).toBe(true);
-    const forged = { sql: "DROP TABLE users", transactional: true, copiesTable: false, failsOnRows: false, restores: false };
+    const forged = {
+      sql: "DROP TABLE users",
+      transactional: true,
+      copiesTable: false,
+      failsOnRows: false,
+      restores: false,
+      replays: false,
+    };
     expect(isSchemaStep(forged)).toBe(false);
     expect(() => schemaStepStatement(forged)).toThrow(ValidationError);
     await expect(runSchemaStep(engine, forged)).rejects.toThrow(/made by schemaSteps/);

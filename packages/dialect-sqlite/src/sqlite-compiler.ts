@@ -234,9 +234,39 @@ export class SqliteCompiler extends SqlCompiler {
     return "PRAGMA foreign_key_check";
   }
 
-  /** The driver turns foreign keys on for every connection: a rebuild leaves them on again. */
+  /**
+   * The driver turns foreign keys on for every connection: a rebuild leaves them on again; and
+   * legacy_alter_table off, as it is by default, should the rename that turned it on have failed.
+   */
   protected override rebuildEpilogueSql(): readonly string[] {
-    return ["PRAGMA foreign_keys = ON"];
+    return ["PRAGMA foreign_keys = ON", "PRAGMA legacy_alter_table = OFF"];
+  }
+
+  /**
+   * The table's triggers (step 3 and 9 of https://www.sqlite.org/lang_altertable.html#otheralter):
+   * DROP TABLE drops them, so their texts are saved first, in a temporary table of this connection
+   * (dropped with the transaction if it rolls back), and run again on the rebuilt table.
+   */
+  protected override rebuildKeepSql(table: string): { save: readonly string[]; replay: string; discard: readonly string[] } {
+    const saved = `temp.${this.quoteIdentifier("tempest_rebuild_triggers")}`;
+    const name = `'${table.replaceAll("'", "''")}'`;
+    return {
+      save: [
+        `CREATE TEMP TABLE ${this.quoteIdentifier("tempest_rebuild_triggers")} AS SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ${name} AND sql IS NOT NULL ORDER BY rowid`,
+      ],
+      replay: `SELECT sql FROM ${saved}`,
+      discard: [`DROP TABLE ${saved}`],
+    };
+  }
+
+  /**
+   * Views, and triggers of other tables, that name the table stay as they are: with
+   * legacy_alter_table on, RENAME neither rewrites nor re-checks them (otherwise it fails, "error in
+   * view v: no such table", as the old table is gone by then), and they name the new table once it
+   * has the old name. Turned off again at once, inside the rebuild's transaction.
+   */
+  protected override rebuildRenameSql(from: string, to: string): readonly string[] {
+    return ["PRAGMA legacy_alter_table = ON", this.renameTableSql(from, to), "PRAGMA legacy_alter_table = OFF"];
   }
 
   /** SQLite has no uuid function: `defaultRandom()` columns are filled by the insert builder. */

@@ -106,24 +106,70 @@ describe.each(targets)("schema changes on a SQLite %s database", (target) => {
     const after = modelsSnapshot(engine, [AuthorV2]).tables[0] as TableSnapshot;
     // `name` becomes NOT NULL: its NULLs are filled in first, as a migration's data step would.
     await engine.execute(sql.raw("UPDATE sc_authors SET name = '' WHERE name IS NULL")).rowsAffected();
+    // What no snapshot holds and DROP TABLE takes or breaks: the table's own trigger, a view on it, a
+    // trigger of another table that writes to it (SQLite's twelve steps recreate them).
+    await engine.execute(sql.raw("CREATE TABLE sc_audit (what text)")).rowsAffected();
+    await engine
+      .execute(
+        sql.raw("CREATE TRIGGER sc_authors_audit AFTER INSERT ON sc_authors BEGIN INSERT INTO sc_audit VALUES ('author ' || new.id); END"),
+      )
+      .rowsAffected();
+    await engine.execute(sql.raw("CREATE VIEW sc_author_emails AS SELECT id, email FROM sc_authors")).rowsAffected();
+    await engine
+      .execute(
+        sql.raw(
+          "CREATE TRIGGER sc_books_touch AFTER UPDATE ON sc_books BEGIN UPDATE sc_authors SET email = email WHERE id = new.author_id; END",
+        ),
+      )
+      .rowsAffected();
     const change: SchemaChange = { kind: "rebuildTable", before, after, columnMap: { id: "id", email: "email", name: "name", rank: null } };
     const steps = await schemaSteps(engine, change);
-    expect(steps.map((s) => [s.transactional, s.failsOnRows, s.restores])).toEqual([
-      [false, false, false],
-      [true, true, false],
-      [true, false, false],
-      [true, false, false],
-      [true, false, false],
-      [true, false, false],
-      [true, true, false],
-      [false, false, true],
+    expect(steps.map((s) => [s.transactional, s.failsOnRows, s.restores, s.replays])).toEqual([
+      [false, false, false, false],
+      [true, true, false, false],
+      [true, false, false, false],
+      [true, false, false, false],
+      [true, false, false, false],
+      [true, false, false, false],
+      [true, false, false, false],
+      [true, false, false, false],
+      [true, false, false, false],
+      [true, false, false, true],
+      [true, false, false, false],
+      [true, true, false, false],
+      [false, false, true, false],
+      [false, false, true, false],
     ]);
     expect(steps[0]?.sql).toBe("PRAGMA foreign_keys = OFF");
-    expect(steps[3]?.sql).toBe(
+    expect(steps[2]?.sql).toMatch(/^CREATE TEMP TABLE "tempest_rebuild_triggers" AS SELECT sql FROM sqlite_schema WHERE type = 'trigger'/);
+    expect(steps[4]?.sql).toBe(
       `INSERT INTO "sc_authors__tempest_rebuild" ("id", "email", "name") SELECT "id", "email", "name" FROM "sc_authors"`,
     );
-    expect(steps[6]?.sql).toBe("PRAGMA foreign_key_check");
+    expect(steps.slice(6, 9).map((s) => s.sql)).toEqual([
+      "PRAGMA legacy_alter_table = ON",
+      `ALTER TABLE "sc_authors__tempest_rebuild" RENAME TO "sc_authors"`,
+      "PRAGMA legacy_alter_table = OFF",
+    ]);
+    expect(steps[11]?.sql).toBe("PRAGMA foreign_key_check");
     await applySchemaSteps(engine, steps);
+
+    const objects = await engine
+      .execute(sql.raw("SELECT type, name, tbl_name FROM sqlite_schema WHERE type IN ('trigger', 'view') ORDER BY name"))
+      .all();
+    expect(objects).toEqual([
+      { type: "view", name: "sc_author_emails", tbl_name: "sc_author_emails" },
+      { type: "trigger", name: "sc_authors_audit", tbl_name: "sc_authors" },
+      { type: "trigger", name: "sc_books_touch", tbl_name: "sc_books" },
+    ]);
+    expect((await engine.execute(sql.raw("PRAGMA legacy_alter_table")).one()).legacy_alter_table).toBe(0);
+    expect(await engine.execute(sql.raw("SELECT name FROM sqlite_temp_schema")).all()).toEqual([]);
+    expect(await engine.execute(sql.raw("PRAGMA foreign_key_check")).all()).toEqual([]);
+    // They act on the new table: the view reads it, the trigger fires on it, the other table's trigger writes to it.
+    expect(await engine.execute(sql.raw("SELECT count(*) AS n FROM sc_author_emails")).scalar()).toBe(AUTHORS);
+    await engine.execute(insert(AuthorV2).values({ id: 600, email: "new@example.com", name: "n" })).rowsAffected();
+    expect(await engine.execute(sql.raw("SELECT what FROM sc_audit")).all()).toEqual([{ what: "author 600" }]);
+    await engine.execute(sql.raw("UPDATE sc_books SET title = title WHERE id = 1")).rowsAffected();
+    await engine.execute(deleteFrom(AuthorV2).where({ id: 600 })).rowsAffected();
 
     expect(await introspect(engine, { tables: ["sc_authors"] })).toEqual(modelsSnapshot(engine, [AuthorV2]));
     expect(await table(db, "sc_books")).toEqual(bookTable);

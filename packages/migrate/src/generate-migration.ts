@@ -91,6 +91,7 @@ async function compiled(engine: Engine, planned: readonly PlannedChange[]): Prom
       transactional: s.transactional,
       ...(s.failsOnRows ? { failsOnRows: true } : {}),
       ...(s.restores ? { restores: true } : {}),
+      ...(s.replays ? { replays: true } : {}),
       ...(s.copiesTable ? { copiesTable: true } : {}),
     }));
     out.push({ label: p.label, change: p.change, statements, destructive: p.destructive.map((d) => `${d.label}: ${d.reason}`) });

@@ -85,7 +85,7 @@ function checkStep(step: unknown, where: string, fail: (what: string) => never):
       for (const st of statements as unknown[]) {
         const t = st as { sql?: unknown; transactional?: unknown } | null;
         if (typeof t?.sql !== "string" || typeof t.transactional !== "boolean") fail(`${where}.statements: each is { sql, transactional }`);
-        for (const flag of ["failsOnRows", "restores", "copiesTable"] as const) {
+        for (const flag of ["failsOnRows", "restores", "replays", "copiesTable"] as const) {
           const v = (t as Record<string, unknown>)[flag];
           if (v !== undefined && typeof v !== "boolean") fail(`${where}.statements: ${flag} is true or false`);
         }

@@ -19,6 +19,8 @@ export interface StoredStatement {
   readonly failsOnRows?: boolean;
   /** Restores a setting an earlier step turned off (`PRAGMA foreign_keys = ON`): runs even after a failure. */
   readonly restores?: boolean;
+  /** A query whose rows (`sql`) are statements the database saved from its own schema, run right after it (SQLite's rebuild recreates the table's triggers). */
+  readonly replays?: boolean;
   /** Known to copy the whole table while writes wait (MySQL `ALGORITHM=COPY`); informational. */
   readonly copiesTable?: boolean;
 }

@@ -23,7 +23,7 @@ export interface RenderInput {
 const indent = (text: string, by: string) => text.replace(/\n/g, `\n${by}`);
 
 function renderStatement(s: StoredStatement): string {
-  const flags = (["failsOnRows", "restores", "copiesTable"] as const).filter((f) => s[f] === true).map((f) => `, ${f}: true`);
+  const flags = (["failsOnRows", "restores", "replays", "copiesTable"] as const).filter((f) => s[f] === true).map((f) => `, ${f}: true`);
   // Non-transactional steps stand out: they run outside the migration's transaction and cannot roll back.
   const note = s.transactional ? "" : " // runs outside the transaction";
   return `{ sql: ${JSON.stringify(s.sql)}, transactional: ${s.transactional}${flags.join("")} },${note}`;

@@ -220,10 +220,16 @@ export interface SchemaStep {
    * `PRAGMA foreign_keys = ON` after a rebuild): run it even when a step before it failed.
    */
   readonly restores: boolean;
+  /**
+   * A query whose rows (column `sql`) are statements the database wrote into its own schema, run in
+   * order right after it on the same connection: SQLite's rebuild recreates the table's triggers,
+   * which DROP TABLE took with it, from the texts it saved before.
+   */
+  readonly replays: boolean;
 }
 
 /** A step's flags beyond its text and transactionality; each defaults to false. */
-export type SchemaStepFlags = Partial<Pick<SchemaStep, "copiesTable" | "failsOnRows" | "restores">>;
+export type SchemaStepFlags = Partial<Pick<SchemaStep, "copiesTable" | "failsOnRows" | "restores" | "replays">>;
 
 /** The steps the compiler made (runSchemaStep runs only these, so no caller's text passes as one). */
 const made = new WeakSet<SchemaStep>();
@@ -236,6 +242,7 @@ export function schemaStep(sql: string, transactional: boolean, flags: SchemaSte
     copiesTable: flags.copiesTable ?? false,
     failsOnRows: flags.failsOnRows ?? false,
     restores: flags.restores ?? false,
+    replays: flags.replays ?? false,
   });
   made.add(step);
   return step;

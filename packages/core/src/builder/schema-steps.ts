@@ -35,6 +35,10 @@ export function schemaStepStatement(step: SchemaStep): Executable<Record<string,
  */
 export async function runSchemaStep(executor: Executor, step: SchemaStep): Promise<void> {
   const result = executor.execute(schemaStepStatement(step));
+  if (step.replays) {
+    for (const row of await result.all()) await executor.execute(savedStatement(row)).rowsAffected();
+    return;
+  }
   if (!step.failsOnRows) {
     await result.rowsAffected();
     return;
@@ -53,6 +57,15 @@ export async function runSchemaStep(executor: Executor, step: SchemaStep): Promi
     kind,
     cause: undefined,
   });
+}
+
+/** A statement a `replays` step read back from the database's own schema (see SchemaStep.replays). */
+function savedStatement(row: Record<string, unknown>): Executable<Record<string, unknown>> {
+  if (typeof row.sql !== "string") throw new ValidationError("a replayed step's rows hold the statements to run in a text column `sql`");
+  const node = rawStatementNode(rawNode(row.sql));
+  const executable = { toNode: () => node };
+  markExecutable(executable);
+  return executable as Executable<Record<string, unknown>>;
 }
 
 /**

@@ -268,6 +268,21 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
   }
 
   /**
+   * What the rebuild keeps that DROP TABLE takes with it and no snapshot holds (SQLite: the table's
+   * triggers): `save` runs before the old table is dropped, `replay` after the new one has its name and
+   * indexes (a query whose rows are the statements to run again: see SchemaStep.replays), `discard`
+   * last. Undefined: nothing to keep.
+   */
+  protected rebuildKeepSql(_table: string): { save: readonly string[]; replay: string; discard: readonly string[] } | undefined {
+    return undefined;
+  }
+
+  /** The rename that gives the new table the old one's name (SQLite: with the views and triggers that name it left alone). */
+  protected rebuildRenameSql(from: string, to: string): readonly string[] {
+    return [this.renameTableSql(from, to)];
+  }
+
+  /**
    * SQLite's documented procedure (https://www.sqlite.org/lang_altertable.html#otheralter): a new
    * table shaped as `after`, the rows copied, the old table dropped and the new one renamed (in this
    * order, so references from other tables keep naming the table), the indexes made again, and the
@@ -295,6 +310,8 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
     const steps = this.rebuildPrologueSql().map((sql) => this.ddlStep(change, sql, { transactional: false }));
     const guard = this.rebuildGuardSql();
     if (guard) steps.push(this.ddlStep(change, guard, { failsOnRows: true }));
+    const keep = this.rebuildKeepSql(before.name);
+    for (const sql of keep?.save ?? []) steps.push(this.ddlStep(change, sql));
     steps.push(this.ddlStep(change, this.createTableSql(after, false, temporary)));
     if (targets.length > 0) {
       steps.push(
@@ -302,9 +319,13 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
       );
     }
     steps.push(this.ddlStep(change, `DROP TABLE ${q(before.name)}`));
-    steps.push(this.ddlStep(change, this.renameTableSql(temporary, after.name)));
+    for (const sql of this.rebuildRenameSql(temporary, after.name)) steps.push(this.ddlStep(change, sql));
     for (const index of after.indexes) {
       steps.push(this.ddlStep(change, this.createIndexSql(after.name, index, { ifNotExists: false, concurrently: false })));
+    }
+    if (keep) {
+      steps.push(this.ddlStep(change, keep.replay, { replays: true }));
+      for (const sql of keep.discard) steps.push(this.ddlStep(change, sql));
     }
     const check = this.foreignKeyCheckSql();
     if (check) steps.push(this.ddlStep(change, check, { failsOnRows: true }));

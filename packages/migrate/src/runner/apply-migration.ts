@@ -46,6 +46,13 @@ export async function applyMigration(
     else if (direction === "up") await ctx.history.record(db, row(done, "applied", null));
     else await ctx.history.remove(db, name);
   };
+  /**
+   * A history row another runner wrote: not the "running" row this run wrote itself after the
+   * non-transactional steps that lead the migration (SQLite's PRAGMA foreign_keys = OFF before a
+   * rebuild), which carries this run's start time.
+   */
+  const byAnother = (found: HistoryRow | undefined): boolean =>
+    found !== undefined && (found.status === "applied" || found.appliedAt.getTime() !== startedAt.getTime());
   // Units that took effect: in an earlier run (resumed) and in this one, outside a rolled-back transaction.
   const ran = units.slice(0, resumeAt).map(describeUnit);
   let current: MigrationUnit | undefined;
@@ -56,6 +63,12 @@ export async function applyMigration(
       const rows = await db.execute(sql.raw(unit.sql)).all();
       if (rows.length > 0)
         throw new MigrationStateError(`${rows.length} row(s) failed the check: ${JSON.stringify(rows.slice(0, 5), jsonSafe)}`);
+    } else if (unit.kind === "statement" && unit.replays) {
+      for (const row of await db.execute(sql.raw(unit.sql)).all()) {
+        if (typeof row.sql !== "string")
+          throw new MigrationStateError(`${unit.sql} must return the statements to run in a text column sql`);
+        await db.execute(sql.raw(row.sql)).rowsAffected();
+      }
     } else if (unit.kind === "statement") await db.execute(sql.raw(unit.sql)).rowsAffected();
     else await unit.step.run({ db, engine: ctx.engine, log: (message) => ctx.emit({ event: "log", name, message }) });
     ctx.emit({
@@ -92,7 +105,7 @@ export async function applyMigration(
               resumeAt === 0 &&
               direction === "up" &&
               ctx.dialect.lock.perMigration &&
-              (await ctx.history.find(tx, name))
+              byAnother(await ctx.history.find(tx, name))
             ) {
               return "skipped" as const;
             }

@@ -21,6 +21,8 @@ export type MigrationUnit =
       readonly failsOnRows: boolean;
       /** Restores a setting: runs even when a step before it failed. */
       readonly restores: boolean;
+      /** Its rows are statements to run right after it (see StoredStatement.replays). */
+      readonly replays: boolean;
     }
   | { readonly kind: "data"; readonly step: DataStep; readonly transactional: boolean };
 
@@ -61,6 +63,7 @@ export function migrationUnits(steps: readonly MigrationStep[], dialect: RunnerD
             concurrent,
             failsOnRows: s.failsOnRows === true,
             restores: s.restores === true,
+            replays: s.replays === true,
           });
         }
         break;
@@ -74,6 +77,7 @@ export function migrationUnits(steps: readonly MigrationStep[], dialect: RunnerD
           concurrent: false,
           failsOnRows: false,
           restores: false,
+          replays: false,
         });
         break;
       case "data":
