@@ -42,14 +42,17 @@ describe.each(postgres)("the queue's optional features, migrated on a live $name
     await engine.execute(sql.raw("DROP TABLE IF EXISTS mgq_outbound, mgq_history")).rowsAffected();
     await engine.createAll([Outbound]);
     const before = await verifyQueueSchema(engine, Outbound);
-    expect(before.features).toEqual({ claimToken: false, lastError: false, priority: false });
+    expect(before.features).toEqual({ claimToken: false, lastError: false, priority: false, deadLetter: false });
     expect(before.problems.map((p) => p.name).sort()).toEqual([
+      "attempt_history",
       "claim_token",
+      "dead_reason",
       "last_error",
       "last_error_at",
       "mgq_outbound_due",
       "mgq_outbound_lease",
       "priority",
+      "reclaims",
     ]);
     await enqueue(
       engine,
@@ -99,7 +102,7 @@ describe.each(postgres)("the queue's optional features, migrated on a live $name
     expect(errors).toEqual([]);
     expect(deliveredDuring).toBeGreaterThan(0);
     const after = await verifyQueueSchema(engine, Queue);
-    expect(after.features).toEqual({ claimToken: true, lastError: true, priority: true });
+    expect(after.features).toEqual({ claimToken: true, lastError: true, priority: true, deadLetter: true });
     expect(after.problems).toEqual([]);
     const invalid = await engine.execute(sql.raw("SELECT count(*)::int AS n FROM pg_index WHERE NOT indisvalid")).scalar();
     expect(invalid).toBe(0);

@@ -6,6 +6,7 @@ import { claimBatch } from "./claim-batch.js";
 import type { BatchSettings } from "./deliver-batch.js";
 import { deliverBatch } from "./deliver-batch.js";
 import type { Deliver, DeliveryAbortError } from "./delivery.js";
+import { isolateSuspect } from "./isolate-suspect.js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 import { Reclaimer } from "./reclaimer.js";
@@ -34,6 +35,11 @@ export interface DrainOptions<M extends ModelClass<any> = ModelClass<any>> exten
    * by default it is given up then (`deliveryHardTimeoutMs`).
    */
   readonly heartbeat?: boolean;
+  /**
+   * With the `reclaims` column (the dead-letter feature): lease expiries after which a message goes
+   * to the dead-letter state instead of back to the queue (default 5). See `reclaimExpired`.
+   */
+  readonly maxReclaims?: number;
   /** Only work on these consumers' messages. */
   readonly consumer?: string | readonly string[];
   /** Stop claiming; deliveries in flight get `stopTimeoutMs` to finish, and are settled. */
@@ -155,7 +161,7 @@ export async function drain<M extends ModelClass<any>>(
         if (reclaimed > 0) continue;
         return;
       }
-      const result = await deliverBatch(db, model, q, deliver, batch, settings, claimedAt);
+      const result = await deliverBatch(db, model, q, deliver, await isolateSuspect(db, model, q, batch, options), settings, claimedAt);
       totals.sent += result.sent;
       totals.retried += result.retried;
       totals.failed += result.failed;

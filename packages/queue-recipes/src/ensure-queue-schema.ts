@@ -3,7 +3,7 @@ import { createIndexes, createTable, tableMeta, UnsupportedFeatureError, Validat
 import { queueIndexes } from "./queue-indexes.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueSchemaReport, SchemaProblem } from "./verify-queue-schema.js";
-import { verifyQueueSchema } from "./verify-queue-schema.js";
+import { NO_FEATURES, verifyQueueSchema } from "./verify-queue-schema.js";
 
 /**
  * The model with the queue's indexes added to the ones it declares. It is a subclass with the same
@@ -41,7 +41,7 @@ export async function ensureQueueSchema(db: Executor, model: ModelClass<any>, op
   if (before) refuse(model, before, (p) => p.kind !== "index");
   for (const statement of createIndexes(table, { ifNotExists: true })) await db.execute(statement).rowsAffected();
   const report = await verify(db, model, options);
-  if (!report) return { ok: true, problems: [], features: { claimToken: false, lastError: false, priority: false } };
+  if (!report) return { ok: true, problems: [], features: NO_FEATURES };
   refuse(model, report, () => true);
   return report;
 }

@@ -1,4 +1,5 @@
 import { fn, sql } from "tempest-db-js";
+import { historyValue, withAttempt } from "./attempt-history.js";
 import { perClaim, plusOne } from "./per-claim.js";
 import type { QueueTable } from "./queue-table.js";
 
@@ -30,6 +31,14 @@ export function failureSet(
     });
     if (q.has.lastError) set[q.f.lastError] = caseOnId(q, group, texts);
     if (q.has.lastErrorAt) set[q.f.lastErrorAt] = sql.now();
+  }
+  if (q.has.attemptHistory) {
+    // The attempt's number as the claim saw it: without a token the claim has already counted it.
+    const extra = q.has.claimToken ? 1 : 0;
+    // The settlement runs a statement per claim where the table keeps histories (see requeue).
+    const [claim] = group;
+    if (group.length !== 1 || !claim) throw new Error("attemptHistory is written one claim per statement");
+    set[q.f.attemptHistory] = historyValue(withAttempt(q, claim, Number(claim[q.f.attempts]) + extra, errorOf?.(claim)));
   }
   return set;
 }

@@ -16,6 +16,8 @@ export interface SettleResult {
  * (queued again, or claimed anew with a higher token) does not match, so a worker that outlived its
  * lease changes nothing. Claims sharing a token value go in one statement; a batch usually needs one.
  *
+ * With `perClaim`, each claim is a statement of its own (for values a CASE cannot carry).
+ *
  * With `lost`, the claims that did not match are collected there (read back where the UPDATE has
  * no RETURNING), for a heartbeat that must tell which deliveries to stop.
  */
@@ -25,6 +27,7 @@ export async function fencedUpdate(
   claims: readonly Record<string, unknown>[],
   set: (group: readonly Record<string, unknown>[]) => Record<string, unknown>,
   lost?: Record<string, unknown>[],
+  perClaim = false,
 ): Promise<SettleResult> {
   const byToken = new Map<unknown, Record<string, unknown>[]>();
   for (const claim of claims) {
@@ -33,7 +36,8 @@ export async function fencedUpdate(
     if (group) group.push(claim);
     else byToken.set(token, [claim]);
   }
-  const perStatement = Math.max(1, Math.floor(db.capabilities.maxParams / 3) - 8);
+  // perClaim: assignments that differ per claim and cannot travel in a CASE (a json value).
+  const perStatement = perClaim ? 1 : Math.max(1, Math.floor(db.capabilities.maxParams / 3) - 8);
   let applied = 0;
   for (const [token, group] of byToken) {
     for (const part of chunk(group, perStatement)) {

@@ -1,5 +1,6 @@
 import type { Executor, ModelClass } from "tempest-db-js";
 import { sql } from "tempest-db-js";
+import { DEAD_REASONS } from "./dead-reasons.js";
 import { failureSet } from "./failure-set.js";
 import type { SettleResult } from "./fenced-update.js";
 import { fencedUpdate } from "./fenced-update.js";
@@ -22,9 +23,19 @@ export function markFailed(
   options: MarkFailedOptions = {},
 ): Promise<SettleResult> {
   const q = queueTable(model, options);
-  return fencedUpdate(db, q, claims as Record<string, unknown>[], (group) => ({
-    [q.f.status]: q.s.failed,
-    [q.f.updatedAt]: sql.now(),
-    ...failureSet(q, group, options.errorOf),
-  }));
+  return fencedUpdate(
+    db,
+    q,
+    claims as Record<string, unknown>[],
+    (group) => ({
+      [q.f.status]: q.s.failed,
+      [q.f.updatedAt]: sql.now(),
+      ...failureSet(q, group, options.errorOf),
+      // Dead for having failed (as opposed to a poison message's lease expiries, or a cancel).
+      ...(q.has.deadReason ? { [q.f.deadReason]: DEAD_REASONS.failed } : {}),
+    }),
+    undefined,
+    // Each message has a history of its own, and a json value cannot be chosen in a CASE.
+    q.has.attemptHistory,
+  );
 }

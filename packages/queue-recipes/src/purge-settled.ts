@@ -2,40 +2,69 @@ import type { Executor, ModelClass } from "tempest-db-js";
 import { deleteFrom, op, select, sql, ValidationError } from "tempest-db-js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
-import { retryStatement } from "./retry-statement.js";
+import { runClaimTransaction } from "./run-claim-transaction.js";
+import { valueKind } from "./value-kind.js";
 
 export interface PurgeOptions extends QueueOptions {
   /** Only rows settled (by `updatedAt`) at least this many seconds ago. */
   readonly olderThanSeconds: number;
-  /** Which settled states to delete (default: only `sent`; failed rows are usually kept for inspection). */
+  /**
+   * Which settled states to delete (default: only `sent`). `failed` is the dead-letter state —
+   * failed, poison and cancelled messages — usually kept longer, for inspection and retries.
+   */
   readonly include?: readonly ("sent" | "failed")[];
-  /** Rows per DELETE, so that a large purge never holds many locks at once (default 1000). */
+  /** Rows per DELETE, each in a short transaction of its own (default 1000). */
   readonly batchSize?: number;
+  /** Most rows to delete in this call (default: every one past the limit). */
+  readonly limit?: number;
+  /** Stop between two batches once this aborts (what was deleted stays deleted). */
+  readonly signal?: AbortSignal;
 }
 
 /**
  * Deletes settled messages older than a cutoff, in batches, and returns how many. Keeping the table
- * to what is in flight keeps the claim's index small. A deduplicated key becomes usable again once
- * its row is purged: keep rows at least as long as producers may retry.
+ * to what is in flight keeps the claim's index small. Each batch is one short transaction: the ids
+ * of up to `batchSize` old rows are selected through the `(status, updatedAt)` index — locked with
+ * SKIP LOCKED where rows can be locked, so that purgers running side by side (one per worker) take
+ * disjoint batches and never wait on each other or on a worker — then deleted by id, the condition
+ * checked again. No lock outlives its batch, so workers' claims are never held up for longer than
+ * one batch's DELETE. A deduplicated key becomes usable again once its row is purged: keep rows at
+ * least as long as producers may retry.
  */
 export async function purgeSettled(db: Executor, model: ModelClass<any>, options: PurgeOptions): Promise<number> {
   const { olderThanSeconds } = options;
   if (typeof olderThanSeconds !== "number" || !(olderThanSeconds >= 0))
     throw new ValidationError("purgeSettled: olderThanSeconds must be a number ≥ 0");
-  const q = queueTable(model, options);
-  const statuses = (options.include ?? ["sent"]).map((s) => q.s[s]);
   const batchSize = options.batchSize ?? 1000;
-  // Ids first, then a DELETE by id: portable (no LIMIT in a subquery on MySQL), and each DELETE
-  // touches only rows already chosen through the (status, updatedAt) index.
-  const candidates = select(q.model, [q.f.id] as any)
-    .where({ [q.f.status]: op.in(statuses), [q.f.updatedAt]: op.lt(sql.nowPlusSeconds(-olderThanSeconds)) } as any)
-    .limit(batchSize);
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1)
+    throw new ValidationError(`purgeSettled: batchSize must be a positive integer, got ${valueKind(batchSize)}`);
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  if (limit !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(limit) || limit < 1))
+    throw new ValidationError(`purgeSettled: limit must be a positive integer, got ${valueKind(limit)}`);
+  const q = queueTable(model, options);
+  const include = options.include ?? ["sent"];
+  if (!Array.isArray(include) || include.some((s) => s !== "sent" && s !== "failed"))
+    throw new ValidationError('purgeSettled: include lists "sent" and / or "failed"');
+  const old = {
+    [q.f.status]: op.in(include.map((s: "sent" | "failed") => q.s[s])),
+    [q.f.updatedAt]: op.lt(sql.nowPlusSeconds(-olderThanSeconds)),
+  };
+  const caps = db.capabilities;
   let total = 0;
-  for (;;) {
-    const ids = ((await db.execute(candidates).all()) as Record<string, unknown>[]).map((r) => r[q.f.id]);
-    if (ids.length === 0) return total;
-    const statement = deleteFrom(q.model).where({ [q.f.id]: op.in(ids), [q.f.status]: op.in(statuses) } as any);
-    total += await retryStatement(db, () => db.execute(statement).rowsAffected());
-    if (ids.length < batchSize) return total;
+  while (total < limit && !options.signal?.aborted) {
+    const size = Math.min(batchSize, limit - total);
+    let candidates = select(q.model, [q.f.id] as any)
+      .where(old as any)
+      .limit(size);
+    if (caps.rowLocks && caps.skipLocked) candidates = candidates.forUpdate({ skipLocked: true });
+    const batch = await runClaimTransaction(db, async (tx) => {
+      const ids = ((await tx.execute(candidates).all()) as Record<string, unknown>[]).map((r) => r[q.f.id]);
+      if (ids.length === 0) return { found: 0, deleted: 0 };
+      const deleted = await tx.execute(deleteFrom(q.model).where({ [q.f.id]: op.in(ids), ...old } as any)).rowsAffected();
+      return { found: ids.length, deleted };
+    });
+    total += batch.deleted;
+    if (batch.found < size) break;
   }
+  return total;
 }

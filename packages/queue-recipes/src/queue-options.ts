@@ -25,10 +25,19 @@ export interface QueueFields {
    * negative value is more urgent), and within one priority the message due first.
    */
   readonly priority: string;
+  /**
+   * Optional (dead-letter feature): an integer column counting lease expiries apart from failed
+   * deliveries. A message reclaimed `maxReclaims` times goes to the dead-letter state.
+   */
+  readonly reclaims: string;
+  /** Optional (dead-letter feature): a text column saying why a `failed` message is dead ("failed", "reclaims", "cancelled"). */
+  readonly deadReason: string;
+  /** Optional (dead-letter feature): a json column with the last attempts, newest last (see `AttemptRecord`). */
+  readonly attemptHistory: string;
 }
 
 /** The fields a queue table may go without; the features that need them are then off. */
-export const optionalFields = ["claimToken", "lastError", "lastErrorAt", "priority"] as const;
+export const optionalFields = ["claimToken", "lastError", "lastErrorAt", "priority", "reclaims", "deadReason", "attemptHistory"] as const;
 export type OptionalField = (typeof optionalFields)[number];
 
 /** The values of the status field for each stage of a message. */
@@ -61,6 +70,9 @@ export const defaultFields: QueueFields = Object.freeze({
   lastError: "lastError",
   lastErrorAt: "lastErrorAt",
   priority: "priority",
+  reclaims: "reclaims",
+  deadReason: "deadReason",
+  attemptHistory: "attemptHistory",
 });
 
 export const defaultStatuses: QueueStatuses = Object.freeze({

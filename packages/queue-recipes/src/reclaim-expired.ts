@@ -1,6 +1,7 @@
 import type { Executor, ModelClass } from "tempest-db-js";
 import { op, select, sql, update, ValidationError } from "tempest-db-js";
 import { plusOne } from "./per-claim.js";
+import { poisonRule } from "./poison-rule.js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
@@ -9,6 +10,12 @@ import { runClaimTransaction } from "./run-claim-transaction.js";
 export interface ReclaimOptions extends QueueOptions {
   /** A claim older than this many seconds (by `updatedAt`, on the database clock) is presumed dead. */
   readonly leaseSeconds: number;
+  /**
+   * With the `reclaims` column (the dead-letter feature): a message whose lease has run out this many
+   * times goes to the dead-letter state (`failed`, `deadReason` "reclaims") instead of back to the
+   * queue — it crashes or hangs every worker that takes it. Default 5.
+   */
+  readonly maxReclaims?: number;
 }
 
 /** Expired claims reclaimed per statement; more are taken by the following rounds. */
@@ -35,18 +42,22 @@ export async function reclaimExpired(db: Executor, model: ModelClass<any>, optio
   // With a claim token the reclaim advances it too, so the old holder's heartbeat and settlements
   // are fenced out at once; `attempts` (failures only) is not touched: an expiry is not a failure.
   if (q.has.claimToken) set[q.f.claimToken] = plusOne(q, q.f.claimToken);
+  const poison = poisonRule(q, options, set);
   const caps = db.capabilities;
   if (!caps.rowLocks || !caps.skipLocked) {
     // Serialized writers (SQLite) have no row to wait for; without SKIP LOCKED a lock wait is the best there is.
-    return retryStatement(db, () =>
-      db
-        .execute(
-          update(q.model)
-            .set(set as any)
-            .where(expired as any),
-        )
-        .rowsAffected(),
-    );
+    const run = (where: Record<string, unknown>, assignments: Record<string, unknown>) =>
+      retryStatement(db, () =>
+        db
+          .execute(
+            update(q.model)
+              .set(assignments as any)
+              .where(where as any),
+          )
+          .rowsAffected(),
+      );
+    if (!poison) return run(expired, set);
+    return (await run({ ...expired, ...poison.exhausted }, poison.dead)) + (await run({ ...expired, ...poison.spared }, set));
   }
   let total = 0;
   for (;;) {
@@ -61,13 +72,23 @@ export async function reclaimExpired(db: Executor, model: ModelClass<any>, optio
         .all()) as Record<string, unknown>[];
       if (rows.length === 0) return 0;
       const ids = rows.map((r) => r[q.f.id]);
-      return tx
+      const dead = poison
+        ? await tx
+            .execute(
+              update(q.model)
+                .set(poison.dead as any)
+                .where({ [q.f.id]: op.in(ids), ...expired, ...poison.exhausted } as any),
+            )
+            .rowsAffected()
+        : 0;
+      const requeued = await tx
         .execute(
           update(q.model)
             .set(set as any)
             .where({ [q.f.id]: op.in(ids), ...expired } as any),
         )
         .rowsAffected();
+      return dead + requeued;
     });
     total += reclaimed;
     if (reclaimed < RECLAIM_BATCH) return total;

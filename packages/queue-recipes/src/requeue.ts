@@ -41,12 +41,20 @@ export function requeue(
       [q.f.updatedAt]: sql.now(),
     }));
   }
-  return fencedUpdate(db, q, claims as Record<string, unknown>[], (group) => ({
-    [q.f.status]: q.s.queued,
-    [q.f.nextAttemptAt]: retryAt(q, group, options.backoff),
-    [q.f.updatedAt]: sql.now(),
-    ...failureSet(q, group, options.errorOf),
-  }));
+  return fencedUpdate(
+    db,
+    q,
+    claims as Record<string, unknown>[],
+    (group) => ({
+      [q.f.status]: q.s.queued,
+      [q.f.nextAttemptAt]: retryAt(q, group, options.backoff),
+      [q.f.updatedAt]: sql.now(),
+      ...failureSet(q, group, options.errorOf),
+    }),
+    undefined,
+    // Each message has a history of its own, and a json value cannot be chosen in a CASE.
+    q.has.attemptHistory,
+  );
 }
 
 function retryAt(q: QueueTable, group: readonly Record<string, unknown>[], backoff: Backoff | undefined): Expression<Date> {

@@ -34,14 +34,36 @@ export interface QueueSchemaReport {
   readonly ok: boolean;
   readonly problems: readonly SchemaProblem[];
   /** The optional features and whether they are on (the model has the column and so does the table). */
-  readonly features: Readonly<Record<"claimToken" | "lastError" | "priority", boolean>>;
+  readonly features: Readonly<QueueFeatures>;
 }
+
+/** The optional features, each on when its columns exist (see docs/queue-recipes.md). */
+export interface QueueFeatures {
+  readonly claimToken: boolean;
+  readonly lastError: boolean;
+  /** Claims take the lowest priority first (the priority column). */
+  readonly priority: boolean;
+  /** Poison messages counted and dead-lettered, dead reasons and the attempt history (reclaims, deadReason, attemptHistory). */
+  readonly deadLetter: boolean;
+}
+
+/** Every feature off: a table the catalog cannot describe (or that does not exist yet). */
+export const NO_FEATURES: QueueFeatures = Object.freeze({
+  claimToken: false,
+  lastError: false,
+  priority: false,
+  deadLetter: false,
+});
 
 const FEATURE: Record<OptionalField, string> = {
   claimToken: "fencing by a claim token: without it `attempts` is also the fence, so a reclaim after a lease expiry counts as an attempt",
   lastError: "recording the last delivery error's text",
   lastErrorAt: "recording when the last delivery failed",
   priority: "priorities: without it claims take the message due first, whatever it is",
+  reclaims:
+    "counting lease expiries apart from failures, and dead-lettering a message that crashes or hangs every worker after `maxReclaims` of them",
+  deadReason: "telling dead messages apart by why (failed, reclaims, cancelled); cancel needs it",
+  attemptHistory: "keeping the history of the last attempts of a message",
 };
 
 /** The optional columns as the recipes would declare them. */
@@ -50,6 +72,9 @@ const OPTIONAL_COLUMNS = {
   lastError: () => column.text(),
   lastErrorAt: () => column.datetime(),
   priority: () => column.integer().notNull().default(0),
+  reclaims: () => column.integer().notNull().default(0),
+  deadReason: () => column.text(),
+  attemptHistory: () => column.json(),
 } as const;
 
 /** The model with every optional queue column it lacks added (for the DDL that adds them, and withQueueFeatures). */
@@ -88,7 +113,7 @@ export async function verifyQueueSchema(db: Executor, model: ModelClass<any>, op
       effect: "the queue's table does not exist",
       ddl: [compile(createTable(full)), ...createIndexes(full).map(compile)],
     });
-    return { ok: false, problems, features: { claimToken: false, lastError: false, priority: false } };
+    return { ok: false, problems, features: NO_FEATURES };
   }
   const columns = new Set(rows.filter((r) => r.kind === "column").map((r) => r.name));
   const meta = q.meta;
@@ -141,7 +166,12 @@ export async function verifyQueueSchema(db: Executor, model: ModelClass<any>, op
   return {
     ok: problems.every((p) => !p.required),
     problems,
-    features: { claimToken: on("claimToken"), lastError: on("lastError") && on("lastErrorAt"), priority: on("priority") },
+    features: {
+      claimToken: on("claimToken"),
+      lastError: on("lastError") && on("lastErrorAt"),
+      priority: on("priority"),
+      deadLetter: on("reclaims") && on("deadReason") && on("attemptHistory"),
+    },
   };
 }
 

@@ -6,6 +6,8 @@ import type { Deliver } from "./delivery.js";
 import type { DrainOptions, DrainResult } from "./drain.js";
 import { drain } from "./drain.js";
 import { queueTable } from "./queue-table.js";
+import type { RetentionOptions } from "./retention.js";
+import { RetentionRunner } from "./retention.js";
 import { interruptibleSleep } from "./sleep.js";
 
 export interface WorkOptions<M extends ModelClass<any> = ModelClass<any>> extends DrainOptions<M>, WorkScheduleOptions<M> {
@@ -19,6 +21,12 @@ export interface WorkOptions<M extends ModelClass<any> = ModelClass<any>> extend
   readonly maxErrorBackoffMs?: number;
   /** Called on each database error before backing off; the loop carries on. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Retention beside the loop: every `everySeconds` (default 60) a `purgeSettled` of the settled
+   * messages older than `olderThanSeconds` runs in the background, in short batches, at most one at
+   * a time; stopping the loop ends it between two batches. Off by default.
+   */
+  readonly retention?: RetentionOptions;
   /** Called after each drain round that did something. */
   readonly onProgress?: (round: DrainResult, totals: DrainResult) => void;
 }
@@ -63,6 +71,14 @@ export async function work<M extends ModelClass<any>>(
   let errors = 0;
   // Recurring enqueues (`schedules`) run beside the drain, and end with it.
   const scheduler = await startScheduler(db, model, options, onNotify);
+  const retention = options.retention
+    ? new RetentionRunner(
+        db,
+        model,
+        { fields: options.fields, statuses: options.statuses, channel: options.channel, ...options.retention },
+        options.onError,
+      )
+    : undefined;
 
   try {
     while (!signal?.aborted) {
@@ -93,6 +109,7 @@ export async function work<M extends ModelClass<any>>(
       let waitMs = pollIntervalMs;
       try {
         woken = false;
+        retention?.poke();
         const round = await drain(db, model, deliver, options);
         errors = 0;
         for (const key of Object.keys(totals) as (keyof DrainResult)[]) totals[key] += round[key];
@@ -115,6 +132,7 @@ export async function work<M extends ModelClass<any>>(
     }
   } finally {
     await scheduler?.stop();
+    await retention?.stop();
     await unlisten?.().catch(() => {});
   }
   return totals;

@@ -27,12 +27,15 @@ describe.each(targets)("queue schema checks on $name", (target) => {
     const Outbound = outboundModel("qr_schema_guide");
     const ensured = await ensureQueueSchema(engine, Outbound);
     expect(ensured.ok).toBe(true);
-    expect(ensured.features).toEqual({ claimToken: false, lastError: false, priority: false });
+    expect(ensured.features).toEqual({ claimToken: false, lastError: false, priority: false, deadLetter: false });
     expect(ensured.problems.map((p) => [p.kind, p.name, p.required])).toEqual([
       ["column", "claim_token", false],
       ["column", "last_error", false],
       ["column", "last_error_at", false],
       ["column", "priority", false],
+      ["column", "reclaims", false],
+      ["column", "dead_reason", false],
+      ["column", "attempt_history", false],
     ]);
     expect(ensured.problems[0]?.effect).toMatch(/^off: fencing by a claim token/);
     expect(ensured.problems[0]?.ddl[0]).toMatch(/^ALTER TABLE .qr_schema_guide. ADD COLUMN .claim_token. /);
@@ -40,7 +43,7 @@ describe.each(targets)("queue schema checks on $name", (target) => {
     await run(ensured.problems.filter((p) => p.name !== "priority").flatMap((p) => p.ddl));
     const Token = tokenModel("qr_schema_guide");
     const after = await verifyQueueSchema(engine, Token);
-    expect(after).toMatchObject({ ok: true, features: { claimToken: true, lastError: true, priority: false } });
+    expect(after).toMatchObject({ ok: true, features: { claimToken: true, lastError: true, priority: false, deadLetter: false } });
     expect(after.problems.map((p) => p.name)).toEqual(["priority"]);
     await enqueue(engine, Token, { consumer: "x" });
     expect(await engine.execute(select(Token, ["claimToken", "lastError"])).one()).toEqual({ claimToken: 0, lastError: null });

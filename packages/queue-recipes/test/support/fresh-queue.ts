@@ -1,7 +1,7 @@
 import type { Engine, InferModel, ModelClass } from "tempest-db-js";
 import { dropTable, select } from "tempest-db-js";
 import { ensureQueueSchema } from "../../src/index.js";
-import { deliveryModel, outboundModel, tokenModel } from "./models.js";
+import { deadLetterModel, deliveryModel, outboundModel, tokenModel } from "./models.js";
 
 /** Drops and recreates a queue table (with the recipes' indexes) and its deliveries table. */
 export async function freshQueue(engine: Engine, name: string) {
@@ -11,6 +11,11 @@ export async function freshQueue(engine: Engine, name: string) {
 /** freshQueue with the optional columns (claim token, last error). */
 export async function freshTokenQueue(engine: Engine, name: string) {
   return freshQueueOf(engine, name, tokenModel);
+}
+
+/** freshQueue with the optional columns and the dead-letter ones (reclaims, deadReason, attemptHistory). */
+export async function freshDeadLetterQueue(engine: Engine, name: string) {
+  return freshQueueOf(engine, name, deadLetterModel);
 }
 
 async function freshQueueOf<M extends ModelClass<any>>(engine: Engine, name: string, make: (table: string) => M) {

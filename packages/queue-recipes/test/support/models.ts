@@ -67,3 +67,14 @@ export function overrunDeliveryModel(tablename: string) {
     live = column.boolean().notNull();
   };
 }
+
+/** The token model plus the dead-letter columns: reclaims counted, why a message is dead, its attempts. */
+export function deadLetterModel(tablename: string) {
+  return class DeadLetterOutbound extends tokenModel(tablename) {
+    reclaims = column.integer().notNull().default(0);
+    deadReason = column.text();
+    attemptHistory = column.json();
+  };
+}
+
+export type DeadLetterModel = ReturnType<typeof deadLetterModel>;
