@@ -354,9 +354,12 @@ export abstract class ExpressionCompiler extends WindowCompiler {
       case "sum":
         return `SUM(${arg()})`;
       case "avg":
-        return kind === "numeric"
-          ? `ROUND(CAST(SUM(${arg()}) AS DECIMAL(65, 30)) / COUNT(${arg()}), 30)`
-          : `AVG(${arg(this.floatSql(value()))})`;
+        if (kind === "numeric") return `ROUND(CAST(SUM(${arg()}) AS DECIMAL(65, 30)) / COUNT(${arg()}), 30)`;
+        // Integers: the exact sum (and an exact DISTINCT), rounded to a double once. AVG over doubles
+        // adds values past 2^53 each rounded, in an order each database picks, and answers differently
+        // (SQLite's sum past 64 bits is an error, as its integer arithmetic is).
+        if (kind === "integer" || kind === "bigint") return `(${this.floatSql(`SUM(${arg()})`)} / NULLIF(COUNT(${arg()}), 0))`;
+        return `AVG(${arg(this.floatSql(value()))})`;
       case "min":
       case "max":
         return `${node.fn.toUpperCase()}(${arg()})`;

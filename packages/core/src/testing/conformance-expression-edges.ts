@@ -33,6 +33,12 @@ export function expressionEdgeTests(engineOf: () => Engine): void {
       expect(row).toEqual({ sum: 1, all: odd, avg: 0.5, count: 2 });
     });
 
+    it("avg of integers is the exact sum divided once: values past 2^53 are not rounded one by one", async () => {
+      const row = await shop.engine.execute(select(Order).columns((q) => ({ v: q.avg(q.add("total", 2n ** 53n)) }))).one();
+      const sum = shopOrders.reduce((total, o) => total + BigInt(o.total) + 2n ** 53n, 0n);
+      expect(row).toEqual({ v: Number(sum) / shopOrders.length });
+    });
+
     it("a value written twice in the SQL binds its placeholders at each place, in order", async () => {
       // AVG of a numeric is SUM / COUNT of the operand; the filter's value comes before the operand's.
       const avg = select(Order).columns((q) => ({
