@@ -3,8 +3,12 @@
  * join, a group by with aggregates, a correlated notExists subquery and a filtered select, written
  * once per library (tempest, Kysely, Drizzle) and checked by `tsc --extendedDiagnostics` under strict.
  * Reports each library's "Check time" and tempest's ratio to the others (target ≤ 0.5 of both).
+ * With --rounds=N the three are checked N times, interleaved (tempest, Kysely, Drizzle, tempest, ...),
+ * and the median of each is reported, so that a load that comes and goes on a shared machine falls
+ * on all three alike; the checker's instantiation and type counts, which no load changes, are shown
+ * beside the times.
  *
- *   pnpm --filter @tempest-db-js/bench exec tsx src/type-scale.ts [--models=200]
+ *   pnpm --filter @tempest-db-js/bench exec tsx src/type-scale.ts [--models=200] [--rounds=3]
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -14,6 +18,7 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const models = Number(process.argv.find((a) => a.startsWith("--models="))?.slice(9) ?? 200);
+const rounds = Number(process.argv.find((a) => a.startsWith("--rounds="))?.slice(9) ?? 1);
 const dir = join(root, ".type-scale");
 const tsc = join(createRequire(join(root, "package.json")).resolve("typescript/package.json"), "..", "bin", "tsc");
 
@@ -104,9 +109,14 @@ function drizzle(): string {
   return lines.join("\n");
 }
 
-function checkTime(name: string, source: string): number {
+interface Check {
+  readonly seconds: number;
+  readonly instantiations: number;
+  readonly types: number;
+}
+
+function check(name: string): Check {
   const file = join(dir, `${name}.ts`);
-  writeFileSync(file, source);
   const args = [
     tsc,
     "--noEmit",
@@ -122,23 +132,41 @@ function checkTime(name: string, source: string): number {
     file,
   ];
   const out = execFileSync(process.execPath, args, { cwd: root, encoding: "utf8", maxBuffer: 64 << 20 });
-  const match = /Check time:\s+([\d.]+)s/.exec(out);
-  if (!match) throw new Error(`${name}: no check time in\n${out}`);
-  return Number(match[1]);
+  const read = (label: string) => {
+    const match = new RegExp(`${label}:\\s+([\\d.]+)`).exec(out);
+    if (!match) throw new Error(`${name}: no ${label} in\n${out}`);
+    return Number(match[1]);
+  };
+  return { seconds: read("Check time"), instantiations: read("Instantiations"), types: read("Types") };
 }
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
 
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
 try {
-  const times = {
-    tempest: checkTime("tempest", tempest()),
-    kysely: checkTime("kysely", kysely()),
-    drizzle: checkTime("drizzle", drizzle()),
-  };
+  const sources = { tempest: tempest(), kysely: kysely(), drizzle: drizzle() };
+  for (const [name, source] of Object.entries(sources)) writeFileSync(join(dir, `${name}.ts`), source);
+  const runs: Record<string, Check[]> = { tempest: [], kysely: [], drizzle: [] };
+  for (let round = 0; round < rounds; round++) for (const name of Object.keys(sources)) runs[name]?.push(check(name));
+  const times = Object.fromEntries(Object.entries(runs).map(([name, checks]) => [name, median(checks.map((c) => c.seconds))])) as Record<
+    keyof typeof sources,
+    number
+  >;
   console.log(
-    `type-check time, ${models} models x 12 columns x 7 queries (join, group by + aggregates + having, notExists, filtered select, count, expressions in columns/where, aggregates over expressions):`,
+    `type-check time, ${models} models x 12 columns x 7 queries (join, group by + aggregates + having, notExists, filtered select, count, expressions in columns/where, aggregates over expressions), ${rounds === 1 ? "one round" : `median of ${rounds} interleaved rounds`}:`,
   );
-  for (const [name, seconds] of Object.entries(times)) console.log(`  ${name.padEnd(8)} ${seconds.toFixed(2)} s`);
+  for (const [name, checks] of Object.entries(runs)) {
+    const all = checks.map((c) => c.seconds.toFixed(2)).join(", ");
+    const last = checks[checks.length - 1] as Check;
+    console.log(
+      `  ${name.padEnd(8)} ${(times[name as keyof typeof times] ?? 0).toFixed(2)} s${rounds > 1 ? ` (${all})` : ""}; ${last.instantiations} instantiations, ${last.types} types`,
+    );
+  }
   console.log(`  tempest / kysely  ${(times.tempest / times.kysely).toFixed(2)} (target <= 0.5)`);
   console.log(`  tempest / drizzle ${(times.tempest / times.drizzle).toFixed(2)} (target <= 0.5)`);
 } finally {
