@@ -8,6 +8,7 @@ import { formatSection } from "./lib/report.js";
 import { buildCompile } from "./sections/build-compile.js";
 import { claimPriority } from "./sections/claim-priority.js";
 import { claimScaling } from "./sections/claim-scaling.js";
+import { fairnessPostgres } from "./sections/fairness-postgres.js";
 import { generateScale } from "./sections/generate-scale.js";
 import { latencyPostgres } from "./sections/latency-postgres.js";
 import { memory } from "./sections/memory.js";
@@ -27,6 +28,7 @@ const sections: Record<string, Section> = {
   "latency-postgres": latencyPostgres,
   "claim-scaling": claimScaling,
   "claim-priority": claimPriority,
+  "fairness-postgres": fairnessPostgres,
   "build-compile": buildCompile,
   "sqlite-crud": sqliteCrud,
   "query-join": queryJoin,

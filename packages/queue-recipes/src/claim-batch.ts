@@ -2,6 +2,7 @@ import type { Executor, ForUpdateOptions, InferModel, ModelClass } from "tempest
 import { op, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
 import { queuedLevels } from "./claim-levels.js";
 import { dueCondition } from "./due-condition.js";
+import { FAIR_CANDIDATES_PER_CLAIM, fairCandidates } from "./fair-candidates.js";
 import { plusOne } from "./per-claim.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
@@ -16,6 +17,12 @@ export interface ClaimOptions extends QueueOptions {
   readonly size: number;
   /** Only claim messages of these consumers. */
   readonly consumer?: string | readonly string[];
+  /**
+   * Fair claims: every consumer's first due message before any consumer's second, and at most this
+   * many of one consumer among them; room the cap leaves is filled by due time, so a consumer alone
+   * still gets whole batches (see fair-candidates.ts). Unset: strictly by due time.
+   */
+  readonly perConsumer?: number;
 }
 
 /**
@@ -69,6 +76,7 @@ export async function claimBatch<M extends ModelClass<any>>(db: Executor, model:
     throw new ValidationError(`claimBatch: size must be a positive integer, got ${valueKind(size)}`);
   const q = queueTable(model, options);
   const plan = claimPlan(db);
+  if (options.perConsumer !== undefined) return sortDue(q, await claimFair(db, q, plan, options, options.perConsumer)) as InferModel<M>[];
   if (!q.has.priority) return sortDue(q, await claimOnce(db, q, plan, options, undefined)) as InferModel<M>[];
   // One claim per priority present, lowest first, until the batch is full: each is a range of the
   // priority index (status, priority, nextAttemptAt), so messages of a higher priority that are not
@@ -84,12 +92,31 @@ export async function claimBatch<M extends ModelClass<any>>(db: Executor, model:
   return sortDue(q, rows) as InferModel<M>[];
 }
 
-function claimOnce(db: Executor, q: QueueTable, plan: ClaimPlan, options: ClaimOptions, level: Level) {
+async function claimFair(db: Executor, q: QueueTable, plan: ClaimPlan, options: ClaimOptions, perConsumer: number) {
+  if (!Number.isSafeInteger(perConsumer) || perConsumer < 1) {
+    throw new ValidationError(`claimBatch: perConsumer must be a positive integer, got ${valueKind(perConsumer)}`);
+  }
+  if (q.has.priority) {
+    throw new ValidationError(
+      "claimBatch: perConsumer (fair claims) does not combine with a priority column yet; claim with priorities, or fairly on a model without one",
+    );
+  }
+  const ids = await fairCandidates(db, q, options.size, perConsumer, options.consumer);
+  const rows = ids.length === 0 ? [] : await claimOnce(db, q, plan, options, undefined, ids);
+  // Room left because the cap left too few candidates (not because other workers locked them):
+  // filled by due time, so that a consumer alone in the queue still gets whole batches.
+  if (rows.length < options.size && ids.length < options.size * FAIR_CANDIDATES_PER_CLAIM) {
+    rows.push(...(await claimOnce(db, q, plan, { ...options, size: options.size - rows.length }, undefined)));
+  }
+  return rows;
+}
+
+function claimOnce(db: Executor, q: QueueTable, plan: ClaimPlan, options: ClaimOptions, level: Level, among?: readonly unknown[]) {
   return plan.strategy === "single"
     ? plan.transaction
-      ? runClaimTransaction(db, (tx) => claimSingle(tx, q, plan, options, level))
-      : retryStatement(db, () => claimSingle(db, q, plan, options, level))
-    : runClaimTransaction(db, (tx) => claimTwoStep(tx, q, plan, options, level));
+      ? runClaimTransaction(db, (tx) => claimSingle(tx, q, plan, options, level, among))
+      : retryStatement(db, () => claimSingle(db, q, plan, options, level, among))
+    : runClaimTransaction(db, (tx) => claimTwoStep(tx, q, plan, options, level, among));
 }
 
 /** What a claim statement depends on besides the queue table. */
@@ -100,9 +127,11 @@ function claimKey(kind: string, plan: ClaimPlan, options: ClaimOptions, level: L
   return `${kind}:${lock}:${options.size}:${consumer}:${priority}`;
 }
 
-function candidates(q: QueueTable, plan: ClaimPlan, options: ClaimOptions, level: Level) {
-  return cachedStatement(q, claimKey("candidates", plan, options, level), () => {
+/** The claim's locking select; `among`: only these ids (a fair claim's candidates, checked again here). */
+function candidates(q: QueueTable, plan: ClaimPlan, options: ClaimOptions, level: Level, among?: readonly unknown[]) {
+  const make = () => {
     const where = dueCondition(q, options.consumer);
+    if (among !== undefined) where[q.f.id] = op.in(among as unknown[]);
     let query = select(q.model, [q.f.id] as any);
     if (level !== undefined) {
       where[q.f.priority] = level.andAbove ? op.gte(level.value) : level.value;
@@ -113,7 +142,8 @@ function candidates(q: QueueTable, plan: ClaimPlan, options: ClaimOptions, level
       .orderBy(q.f.nextAttemptAt as any)
       .limit(options.size);
     return plan.lock ? query.forUpdate(plan.lock) : query;
-  });
+  };
+  return among === undefined ? cachedStatement(q, claimKey("candidates", plan, options, level), make) : make();
 }
 
 /** The claim's assignments: the same for every claim of a queue table, so made once. */
@@ -134,13 +164,14 @@ async function claimSingle(
   plan: ClaimPlan,
   options: ClaimOptions,
   level: Level,
+  among?: readonly unknown[],
 ): Promise<Record<string, unknown>[]> {
-  const statement = cachedStatement(q, claimKey("single", plan, options, level), () =>
+  const make = () =>
     update(q.model)
       .set(claimSet(q) as any)
-      .where({ [q.f.id]: op.in(candidates(q, plan, options, level).asSubquery(q.f.id as any)) } as any)
-      .returning(),
-  );
+      .where({ [q.f.id]: op.in(candidates(q, plan, options, level, among).asSubquery(q.f.id as any)) } as any)
+      .returning();
+  const statement = among === undefined ? cachedStatement(q, claimKey("single", plan, options, level), make) : make();
   return (await db.execute(statement).all()) as Record<string, unknown>[];
 }
 
@@ -150,8 +181,9 @@ async function claimTwoStep(
   plan: ClaimPlan,
   options: ClaimOptions,
   level: Level,
+  among?: readonly unknown[],
 ): Promise<Record<string, unknown>[]> {
-  const found = (await tx.execute(candidates(q, plan, options, level)).all()) as Record<string, unknown>[];
+  const found = (await tx.execute(candidates(q, plan, options, level, among)).all()) as Record<string, unknown>[];
   const ids = found.map((r) => r[q.f.id]);
   if (ids.length === 0) return [];
   const statement = update(q.model)

@@ -42,6 +42,8 @@ export interface DrainOptions<M extends ModelClass<any> = ModelClass<any>> exten
   readonly maxReclaims?: number;
   /** Only work on these consumers' messages. */
   readonly consumer?: string | readonly string[];
+  /** Fair claims across consumers (see ClaimOptions.perConsumer): every consumer's first message before any's second. */
+  readonly perConsumer?: number;
   /** Stop claiming; deliveries in flight get `stopTimeoutMs` to finish, and are settled. */
   readonly signal?: AbortSignal;
   /**
