@@ -79,7 +79,7 @@ describe.each(targets)("priorities on $name", (target) => {
   it("the guide's model: priority reported off until the column exists; withQueueFeatures adds it and its index", async () => {
     const { Outbound } = await freshQueue(engine, "prio_guide");
     const report = await verifyQueueSchema(engine, Outbound);
-    expect(report.features).toEqual({ claimToken: false, lastError: false, priority: false });
+    expect(report.features).toMatchObject({ claimToken: false, lastError: false, priority: false });
     const problem = report.problems.find((p) => p.name === "priority");
     expect(problem).toMatchObject({ kind: "column", required: false });
     expect(problem?.effect).toMatch(/^off: priorities/);
