@@ -32,7 +32,9 @@ test("pnpm bench --quick runs every section and each produces numbers", async ()
   expect(report.results.map((r) => r.id).sort()).toEqual(
     [
       "build-compile",
+      "claim-priority",
       "claim-scaling",
+      "fairness-postgres",
       "drain-mysql",
       "drain-postgres",
       "drain-sqlite",
