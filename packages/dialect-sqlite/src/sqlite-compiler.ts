@@ -6,6 +6,7 @@ import type {
   ColumnMeta,
   CompileContext,
   DialectCapabilities,
+  DropTableChange,
   InListNode,
   LockClause,
   ParamNode,
@@ -232,6 +233,23 @@ export class SqliteCompiler extends SqlCompiler {
 
   protected override foreignKeyCheckSql(): string {
     return "PRAGMA foreign_key_check";
+  }
+
+  /**
+   * With foreign keys on, SQLite's DROP TABLE first deletes every row: ON DELETE CASCADE then deletes
+   * the rows of the tables that reference it (which PostgreSQL and MySQL keep: their plans drop the
+   * references first), and a referencing table whose other foreign key names a table already dropped
+   * fails it ("no such table"). A migration drops a table only once the tables that keep referencing
+   * it are dropped or rebuilt in the same plan, so it is dropped with foreign keys off, as a rebuild
+   * does, and they are turned on again after.
+   */
+  protected override dropTableSteps(change: DropTableChange): SchemaStep[] {
+    return [
+      ...this.rebuildPrologueSql().map((sql) => this.ddlStep(change, sql, { transactional: false })),
+      this.ddlStep(change, this.rebuildGuardSql(), { failsOnRows: true }),
+      this.ddlStep(change, `DROP TABLE ${this.quoteIdentifier(change.table.name)}`),
+      this.ddlStep(change, "PRAGMA foreign_keys = ON", { transactional: false, restores: true }),
+    ];
   }
 
   /**

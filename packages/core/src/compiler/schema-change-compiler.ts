@@ -3,6 +3,7 @@ import type {
   CreateIndexChange,
   DropForeignKeyChange,
   DropIndexChange,
+  DropTableChange,
   RebuildTableChange,
   SchemaChange,
   SchemaStep,
@@ -48,7 +49,7 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
         return [this.ddlStep(change, this.createTableSql(table, false)), ...table.indexes.map((i) => this.ddlStep(change, index(i)))];
       }
       case "dropTable":
-        return [this.ddlStep(change, `DROP TABLE ${q(change.table.name)}`)];
+        return this.dropTableSteps(change);
       case "renameTable":
         if (!caps.renameTable) this.unsupported("renaming a table", "Create the new table, copy the rows and drop the old one.");
         return [this.ddlStep(change, this.renameTableSql(change.from, change.to))];
@@ -151,6 +152,14 @@ export abstract class SchemaChangeCompiler extends DdlCompiler {
         "Add the constraint valid (notValid: false): the database checks the existing rows as it adds it.",
       );
     }
+  }
+
+  /**
+   * DROP TABLE. SQLite runs it with foreign keys off (see its compiler): there, with them on, DROP TABLE
+   * first deletes every row, which cascades into the tables that reference it.
+   */
+  protected dropTableSteps(change: DropTableChange): SchemaStep[] {
+    return [this.ddlStep(change, `DROP TABLE ${this.quoteIdentifier(change.table.name)}`)];
   }
 
   protected renameTableSql(from: string, to: string): string {

@@ -10,7 +10,7 @@ export interface AlterCapabilities {
   readonly alterForeignKeys: boolean;
   /** DROP COLUMN of a column outside any key, unique constraint or foreign key. */
   readonly dropColumn: boolean;
-  /** DROP COLUMN of a primary-key, unique or foreign-key column. */
+  /** DROP COLUMN of a primary-key, unique, foreign-key or enum (CHECK) column. */
   readonly dropConstrainedColumn: boolean;
   /** ADD COLUMN of a unique column, a NOT NULL one without a literal default, or one with an expression default. */
   readonly addConstrainedColumn: boolean;

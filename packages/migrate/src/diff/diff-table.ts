@@ -64,8 +64,12 @@ export function diffTable(before: TableSnapshot, after: TableSnapshot, ctx: Tabl
     dropped.push(column);
     // Keyed by the table as it was: MySQL keeps a foreign key's index after the key itself is dropped.
     add({ kind: "dropColumn", table, column, keyed: isKeyed(before, column.name) });
+    // An enum is a CHECK on the column where the database has no enum type (SQLite refuses to drop a column a CHECK names).
     const constrained =
-      column.unique || before.primaryKey.includes(column.name) || before.foreignKeys.some((fk) => fk.columns.includes(column.name));
+      column.unique ||
+      column.kind === "enum" ||
+      before.primaryKey.includes(column.name) ||
+      before.foreignKeys.some((fk) => fk.columns.includes(column.name));
     if (!caps.dropColumn || (constrained && !caps.dropConstrainedColumn)) needsRebuild = true;
   }
   for (const [old, next] of orderRenames(columnRenames, `${table}'s columns`)) {
