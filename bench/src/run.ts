@@ -17,6 +17,7 @@ import { queryJoin } from "./sections/query-join.js";
 import { queueDrainMysql } from "./sections/queue-drain-mysql.js";
 import { queueDrainPostgres } from "./sections/queue-drain-postgres.js";
 import { queueDrainSqlite } from "./sections/queue-drain-sqlite.js";
+import { retentionPurge } from "./sections/retention-purge.js";
 import { sqliteCrud } from "./sections/sqlite-crud.js";
 
 type Section = (quick: boolean) => Promise<SectionResult>;
@@ -35,6 +36,7 @@ const sections: Record<string, Section> = {
   memory,
   "migration-locks": migrationLocks,
   "generate-scale": generateScale,
+  "retention-purge": retentionPurge,
 };
 
 function parseArgs(argv: readonly string[]) {
