@@ -21,6 +21,9 @@ const all: Target[] = [
   { name: "SQLite", url: `sqlite://${join(sqliteDir, "migrate.db")}` },
 ];
 
+/** The SQLite target, a file of this run: there is no server, so a SQLite-only test runs in every run (a narrowed one too). */
+export const sqliteTarget = all.find((t) => t.name === "SQLite") as Target;
+
 /** Every dialect by default; MIGRATE_TEST_DIALECTS=PostgreSQL narrows a run (the PostgreSQL 18 config does). */
 export const targets: Target[] = process.env.MIGRATE_TEST_DIALECTS
   ? all.filter((t) => process.env.MIGRATE_TEST_DIALECTS?.split(",").includes(t.name))
