@@ -195,7 +195,7 @@ export abstract class ExpressionCompiler extends WindowCompiler {
       case "-":
       case "*": {
         const sql = `(${left} ${node.op} ${right})`;
-        return integer ? this.checkedIntegerSql(sql) : sql;
+        return integer ? this.checkedIntegerSql(sql) : kind === "real" ? positiveZeroSql(sql) : sql;
       }
       case "/":
         // NULL for a zero divisor on every database (PostgreSQL would raise, the others answer NULL).
@@ -203,7 +203,7 @@ export abstract class ExpressionCompiler extends WindowCompiler {
         if (integer) return this.checkedIntegerSql(this.integerDivideSql(left, `NULLIF(${right}, 0)`));
         // Exact: rounded at 30 places on every database, as AVG of a numeric is (see compiler-base).
         if (kind === "numeric") return `ROUND(CAST(${left} AS ${this.expressionTypeSql("numeric")}) / NULLIF(${right}, 0), 30)`;
-        return `(${left} / NULLIF(${right}, 0))`;
+        return positiveZeroSql(`(${left} / NULLIF(${right}, 0))`);
       case "%":
         return `(${left} % NULLIF(${right}, 0))`;
       default:
@@ -367,4 +367,12 @@ export abstract class ExpressionCompiler extends WindowCompiler {
         return exhaustive(node.fn);
     }
   }
+}
+
+/**
+ * A real result with -0 made 0 (-0 + 0 is 0 in IEEE arithmetic): MariaDB answers 0 where PostgreSQL
+ * and SQLite answer -0 for 0 * -1.5 or 0 / -2, and a -0 would then print and sort apart.
+ */
+function positiveZeroSql(sql: string): string {
+  return `(${sql} + 0)`;
 }
