@@ -7,6 +7,8 @@ import type { BatchSettings } from "./deliver-batch.js";
 import { deliverBatch } from "./deliver-batch.js";
 import type { Deliver, DeliveryAbortError } from "./delivery.js";
 import { isolateSuspect } from "./isolate-suspect.js";
+import type { QueueEvent } from "./queue-event.js";
+import { emitEvent } from "./queue-event.js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 import { Reclaimer } from "./reclaimer.js";
@@ -82,6 +84,12 @@ export interface DrainOptions<M extends ModelClass<any> = ModelClass<any>> exten
   readonly onDeliveryTimeout?: (error: DeliveryAbortError, message: InferModel<M>) => void;
   /** Called when a lease renewal fails (it is tried again; the delivery stops if none succeeds in time). */
   readonly onHeartbeatError?: (error: unknown) => void;
+  /**
+   * Called for each claim, reclaim and settled batch, with its counts and duration: the hook for
+   * metrics and traces (see `QueueEvent`). Runs inline on the worker's path, so keep it cheap; what
+   * it throws is ignored.
+   */
+  readonly onEvent?: (event: QueueEvent) => void;
 }
 
 export interface DrainResult {
@@ -151,16 +159,24 @@ export async function drain<M extends ModelClass<any>>(
     onHeartbeatError: options.onHeartbeatError,
   };
 
+  const { onEvent } = options;
+  async function reclaim(due: boolean): Promise<number> {
+    const startedAt = performance.now();
+    const count = await (due ? reclaimer.whenDue() : reclaimer.now());
+    totals.reclaimed += count;
+    if (count > 0) emitEvent(onEvent, { kind: "reclaim", count, durationMs: performance.now() - startedAt });
+    return count;
+  }
+
   async function lane(): Promise<void> {
     while (!options.signal?.aborted && !failure.signal.aborted) {
-      totals.reclaimed += await reclaimer.whenDue();
+      await reclaim(true);
       const claimedAt = performance.now();
       const batch = (await claimBatch(db, model, claimOptions)) as Record<string, unknown>[];
+      emitEvent(onEvent, { kind: "claim", count: batch.length, durationMs: performance.now() - claimedAt });
       if (batch.length === 0) {
         // Before concluding that nothing is due, give crashed workers' claims a chance.
-        const reclaimed = await reclaimer.now();
-        totals.reclaimed += reclaimed;
-        if (reclaimed > 0) continue;
+        if ((await reclaim(false)) > 0) continue;
         return;
       }
       const result = await deliverBatch(db, model, q, deliver, await isolateSuspect(db, model, q, batch, options), settings, claimedAt);
@@ -168,6 +184,7 @@ export async function drain<M extends ModelClass<any>>(
       totals.retried += result.retried;
       totals.failed += result.failed;
       totals.stale += result.stale;
+      if (onEvent !== undefined) emitEvent(onEvent, { kind: "settle", ...result, durationMs: performance.now() - claimedAt });
     }
   }
 

@@ -88,11 +88,12 @@ describe.each(targets)("queue metrics use indexes on $name", (target) => {
     expect(depth.queued).toBe(ROWS / 50);
     expect(depth.queued + depth.sending + depth.failed).toBeGreaterThan(ROWS * 0.039);
     expect(depth.due).toBeGreaterThan(0);
-    expect(await oldestDue(engine, Outbound)).toBeInstanceOf(Date);
+    expect((await oldestDue(engine, Outbound)).dueAt).toBeInstanceOf(Date);
     expect(await consumerDepth(engine, Outbound, { limit: 20 })).toHaveLength(20);
     expect(await inFlight(engine, Outbound, { limit: 20 })).toHaveLength(20);
     const perMinute = await throughput(engine, Outbound, { minutes: 15 });
-    expect(perMinute.reduce((sum, b) => sum + b.sent, 0)).toBeGreaterThan(800);
+    // 96% of the 900 seconds, less the rows that aged out of the window while the fill ran.
+    expect(perMinute.reduce((sum, b) => sum + b.sent, 0)).toBeGreaterThan(500);
     expect((await failingConsumers(engine, Outbound)).length).toBe(10);
     expect(await listMessages(engine, Outbound, { status: "failed", limit: 20 })).toHaveLength(20);
 
