@@ -7,7 +7,8 @@
 // 1. the pinned pnpm (package.json "packageManager"), installed into .tools/pnpm, never globally;
 // 2. `pnpm install --frozen-lockfile`, pointing node-gyp at this Node's own headers when it would
 //    otherwise have to download them (see setup/node-headers.mjs);
-// 3. with --databases, the PostgreSQL and MySQL/MariaDB servers the tests use (setup/databases.mjs);
+// 3. with --databases, the PostgreSQL and MySQL/MariaDB servers the tests use (setup/databases.mjs),
+//    and Debian's chromium for the dashboard's browser tests (setup/chromium.mjs);
 // 4. the command, with that pnpm and node_modules/.bin first on the PATH (turbo runs each
 //    package's script through pnpm).
 //
@@ -18,6 +19,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureChromium } from "./setup/chromium.mjs";
 import { ensureDatabases } from "./setup/databases.mjs";
 import { nodeHeadersDir } from "./setup/node-headers.mjs";
 import { ensurePnpm } from "./setup/pnpm.mjs";
@@ -46,10 +48,12 @@ try {
   }
   if (flags.includes("--databases")) {
     const down = await ensureDatabases(root, log);
+    const browser = ensureChromium(log);
+    if (browser) down.push(browser);
     for (const problem of down) log(`unreachable: ${problem}`);
     if (down.length > 0) {
-      if (process.env.CI && process.env.CI !== "false") fail("CI=true: every test server must be reachable");
-      log("the tests that need these servers will fail");
+      if (process.env.CI && process.env.CI !== "false") fail("CI=true: every test server (and the test browser) must be there");
+      log("the tests that need them will fail");
     }
   }
   if (command.length > 0) run(command, env);

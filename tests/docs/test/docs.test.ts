@@ -99,6 +99,7 @@ describe("the TypeScript blocks of docs/*.md and README.md", () => {
       "packages/dialect-postgres",
       "packages/dialect-mysql",
       "packages/queue-recipes",
+      "packages/queue-console",
       "examples/dialect-postgresjs",
     ];
     for (const pkg of dist) {
@@ -137,6 +138,7 @@ describe("the TypeScript blocks of docs/*.md and README.md", () => {
       "@tempest-db-js/dialect-mysql",
       "@tempest-db-js/dialect-sqlite",
       "@tempest-db-js/queue-recipes",
+      "@tempest-db-js/queue-console",
     ];
     const missing: string[] = [];
     for (const [specifier, names] of publicExports(packages, join(generated, "exports"))) {

@@ -67,6 +67,7 @@ describe("changeset version with tempest-db-js as a peer dependency", () => {
       "@tempest-db-js/dialect-sqlite@0.1.1",
       "@tempest-db-js/queue-recipes@0.1.0",
       "@tempest-db-js/migrate@0.1.0",
+      "@tempest-db-js/queue-console@0.1.0",
     ]);
   });
 

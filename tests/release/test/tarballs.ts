@@ -13,6 +13,7 @@ export const publicPackages = {
   "@tempest-db-js/dialect-sqlite": "packages/dialect-sqlite",
   "@tempest-db-js/queue-recipes": "packages/queue-recipes",
   "@tempest-db-js/migrate": "packages/migrate",
+  "@tempest-db-js/queue-console": "packages/queue-console",
 } as const;
 
 export type PublicPackage = keyof typeof publicPackages;

@@ -1,0 +1,12 @@
+export type { CliIo } from "./cli/cli-io.js";
+export { runCli } from "./cli/run-cli.js";
+export type { Authorize } from "./dashboard/check-access.js";
+export type { Dashboard, DashboardOptions } from "./dashboard/create-dashboard.js";
+export { createDashboard } from "./dashboard/create-dashboard.js";
+export type { DepthSample } from "./dashboard/depth-history.js";
+export type { ServeDashboardOptions, ServedDashboard } from "./dashboard/serve-dashboard.js";
+export { serveDashboard } from "./dashboard/serve-dashboard.js";
+export type { QueueSnapshot, SnapshotOptions } from "./queue-snapshot.js";
+export { queueSnapshot } from "./queue-snapshot.js";
+export type { QueueTarget } from "./queue-target.js";
+export { modelForTable } from "./queue-target.js";
