@@ -7,6 +7,7 @@ import { PostgresJsDriver } from "./postgresjs-driver.js";
 
 /** PostgreSQL 13 or later (gen_random_uuid, SKIP LOCKED, partial-index conflict targets). */
 export const postgresJsCapabilities = defineCapabilities({
+  calendarIntervals: true,
   rowLocks: true,
   shareLocks: true,
   skipLocked: true,

@@ -15,6 +15,16 @@ export type {
   NotNode,
 } from "./ast/condition-node.js";
 export type { CteBody, CteNode } from "./ast/cte-node.js";
+export type {
+  DatetimeDiffNode,
+  DatetimeField,
+  DatetimeFieldNode,
+  DatetimeNode,
+  DatetimeShiftNode,
+  DatetimeTruncNode,
+  IntervalUnit,
+  TruncUnit,
+} from "./ast/datetime-node.js";
 export type { Expression } from "./ast/expression.js";
 export { isExpression } from "./ast/expression.js";
 export type {
@@ -145,6 +155,7 @@ export { passThroughCodec } from "./codec/value-codec.js";
 export type { ColumnDefinition } from "./compiler/column-definition.js";
 export { isKeyed } from "./compiler/column-definition.js";
 export type { CompileContext, CompiledQuery, PlaceholderSlot } from "./compiler/compiled-query.js";
+export type { SqlPart } from "./compiler/datetime-compiler.js";
 export type { AddedColumn } from "./compiler/ddl-compiler.js";
 export { formatLiteral } from "./compiler/format-literal.js";
 export { jsonArrayText, LONG_LIST } from "./compiler/json-list.js";
@@ -236,8 +247,14 @@ export type {
   CaseExpression,
   CastKind,
   CoalesceOf,
+  DatetimeOf,
+  DatetimeOperand,
+  DatetimeRefOf,
   ExtremeOf,
   FamilyOf,
+  FieldKind,
+  IntegerOperand,
+  IntegerRefOf,
   JsOf,
   KindOf,
   NullOf,
@@ -267,7 +284,14 @@ export type {
   WhereArg,
   WhereInput,
 } from "./types/model-types.js";
-export type { QueryExpressionHelpers, QueryNumber, QueryOperand, QueryText } from "./types/query-expression-types.js";
+export type {
+  QueryDatetime,
+  QueryExpressionHelpers,
+  QueryInteger,
+  QueryNumber,
+  QueryOperand,
+  QueryText,
+} from "./types/query-expression-types.js";
 export type {
   AllNullable,
   JoinedRow,

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from "vitest";
 import type { Engine, Expression } from "../src/index.js";
-import { col, fn, select, update } from "../src/index.js";
+import { col, fn, select, sql, update } from "../src/index.js";
 import { ConformanceOrder as Order, ConformanceValue as Value } from "../src/testing/index.js";
 
 declare const engine: Engine;
@@ -139,5 +139,59 @@ describe("typed expressions: each value's JavaScript type, nullable when an inpu
     expectTypeOf(fn.add(col(Order, "total"), fn.lit(1))).toEqualTypeOf<Expression<number, "integer">>();
     // @ts-expect-error a text is never written into the SQL
     fn.lit("1");
+  });
+
+  test("dates: truncation and shifts are datetimes, fields integers (epoch a real), differences reals", () => {
+    const q = select(Order).columns((q) => ({
+      day: q.dateTrunc("day", "createdAt"),
+      shippedWeek: q.dateTrunc("week", "shippedAt"),
+      year: q.extract("isoYear", "createdAt"),
+      epoch: q.extract("epoch", "shippedAt"),
+      due: q.addInterval("createdAt", 3, "days"),
+      byColumn: q.subInterval("createdAt", "customerId", "hours"),
+      soon: q.addInterval(q.now(), 5, "minutes"),
+      took: q.diffSeconds("shippedAt", "createdAt"),
+    }));
+    expectTypeOf(engine.execute(q).all()).resolves.items.toEqualTypeOf<{
+      day: Date;
+      shippedWeek: Date | null;
+      year: number;
+      epoch: number | null;
+      due: Date;
+      byColumn: Date | null;
+      soon: Date;
+      took: number | null;
+    }>();
+    expectTypeOf(fn.extract("epoch", fn.now())).toEqualTypeOf<Expression<number, "real">>();
+    expectTypeOf(fn.extract("day", new Date())).toEqualTypeOf<Expression<number, "integer">>();
+    expectTypeOf(fn.addInterval(sql.now(), fn.mul(col(Order, "total"), 2), "seconds")).toEqualTypeOf<Expression<Date, "datetime">>();
+    select(Order)
+      .columns((q) => ({ week: q.dateTrunc("week", "createdAt"), revenue: q.sum("total") }))
+      .groupBy("week");
+  });
+
+  test("a date function of a text, a date column, an interval on a text, or an unknown unit is a compile error", () => {
+    select(Value).columns((q) => ({
+      // @ts-expect-error a text is not a datetime
+      bad: q.dateTrunc("day", "textValue"),
+    }));
+    select(Value).columns((q) => ({
+      // @ts-expect-error a date column ("YYYY-MM-DD") is not a datetime
+      bad: q.extract("year", "dateValue"),
+    }));
+    // @ts-expect-error an interval is added to a datetime, not a text
+    fn.addInterval(fn.val("2026-01-01"), 1, "days");
+    // @ts-expect-error the amount is an integer, not a text
+    fn.addInterval(col(Value, "datetimeValue"), col(Value, "textValue"), "days");
+    // @ts-expect-error a real amount: use a smaller unit
+    fn.addInterval(col(Value, "datetimeValue"), col(Value, "realValue"), "days");
+    // @ts-expect-error units are a closed set
+    fn.addInterval(col(Value, "datetimeValue"), 1, "fortnights");
+    // @ts-expect-error truncation units are a closed set
+    fn.dateTrunc("quarter", col(Value, "datetimeValue"));
+    // @ts-expect-error fields are a closed set
+    fn.extract("dow", col(Value, "datetimeValue"));
+    // @ts-expect-error a difference of a datetime and a number
+    fn.diffSeconds(col(Value, "datetimeValue"), 5);
   });
 });

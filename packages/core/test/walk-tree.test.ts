@@ -67,6 +67,10 @@ const KINDS: Record<TreeNodeKind, true> = {
   cast: true,
   comparison: true,
   aggregateOf: true,
+  datetimeTrunc: true,
+  datetimeField: true,
+  datetimeShift: true,
+  datetimeDiff: true,
   literal: true,
 };
 
@@ -145,7 +149,7 @@ describe("walkTree: one traversal over every node kind", () => {
   });
 
   test("every kind listed is one forEachChild answers for", () => {
-    expect(Object.keys(KINDS).length).toBe(58);
+    expect(Object.keys(KINDS).length).toBe(62);
     // An unknown kind (a node from another copy of the package, or a forged one) is refused, not skipped.
     expect(() => forEachChild({ kind: "mystery" } as never, () => {}, undefined)).toThrow(ValidationError);
   });

@@ -107,6 +107,7 @@ export function mysqlCapabilities(server: MysqlServerVersion): MysqlCapabilities
     // CHECK constraints are enforced from MariaDB 10.2.1 and MySQL 8.0.16.
     alterConstraints: maria ? atLeast(server, 10, 2, 1) : atLeast(server, 8, 0, 16),
     virtualGeneratedColumns: true,
+    calendarIntervals: true,
   });
   return Object.freeze({
     ...flags,

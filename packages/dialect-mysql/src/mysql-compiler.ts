@@ -7,18 +7,22 @@ import type {
   CompileContext,
   CompoundNode,
   ConflictClause,
+  DatetimeField,
   DeleteNode,
   DialectCapabilities,
   DropForeignKeyChange,
   InListNode,
   InSubqueryNode,
   InsertNode,
+  IntervalUnit,
   LockClause,
   ParamNode,
   SchemaChange,
   SchemaStep,
   SchemaStepFlags,
   SelectNode,
+  SqlPart,
+  TruncUnit,
   UpdateNode,
 } from "tempest-db-js";
 import { formatLiteral, jsonArrayText, LONG_LIST, SqlCompiler, UnsupportedFeatureError, ValidationError } from "tempest-db-js";
@@ -214,6 +218,37 @@ export class MysqlCompiler extends SqlCompiler {
   /** A-Z only, as on every dialect: LOWER / UPPER would also fold other letters, by the server's own tables. */
   override caseFoldSql(fn: "lower" | "upper", sql: string): string {
     return fn === "lower" ? asciiLower(sql) : asciiUpper(sql);
+  }
+
+  // ---- dates and times: DATETIME(3) holds the UTC wall clock, and the session's time_zone is UTC ----
+  override datetimeTruncSql(unit: TruncUnit, value: SqlPart): string {
+    if (unit === "week") return `CAST(DATE_SUB(CAST(${value()} AS DATE), INTERVAL WEEKDAY(${value()}) DAY) AS DATETIME(3))`;
+    return `CAST(DATE_FORMAT(${value()}, '${MYSQL_TRUNC[unit]}') AS DATETIME(3))`;
+  }
+
+  override datetimeFieldSql(field: Exclude<DatetimeField, "epoch">, value: SqlPart): string {
+    switch (field) {
+      case "isoDayOfWeek":
+        return `(WEEKDAY(${value()}) + 1)`;
+      case "isoWeek":
+        return `WEEK(${value()}, 3)`;
+      case "isoYear":
+        return `(YEARWEEK(${value()}, 3) DIV 100)`;
+      default:
+        return `${MYSQL_FIELD[field]}(${value()})`;
+    }
+  }
+
+  /** UNIX_TIMESTAMP stops at 1970 and 2038 (or 3001); a difference in microseconds covers every year. */
+  override epochMillisSql(value: SqlPart): string {
+    return `(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${value()}) DIV 1000)`;
+  }
+
+  /** DATE_ADD keeps the day of the month or falls back to the month's last day. */
+  override datetimeShiftSql(value: SqlPart, amount: SqlPart, unit: IntervalUnit): string {
+    const v = value();
+    const interval = unit === "milliseconds" ? `INTERVAL ${amount()} * 1000 MICROSECOND` : `INTERVAL ${amount()} ${MYSQL_INTERVAL[unit]}`;
+    return `CAST(DATE_ADD(${v}, ${interval}) AS DATETIME(3))`;
   }
 
   /** LENGTH counts bytes here. */
@@ -452,6 +487,31 @@ function jsonItemType(column: ColumnMeta): string | undefined {
 function isTextual(column: ColumnMeta): boolean {
   return column.kind === "uuid" || column.kind === "text" || column.kind === "enum" || column.kind === "varchar";
 }
+
+const MYSQL_TRUNC: Readonly<Record<Exclude<TruncUnit, "week">, string>> = {
+  year: "%Y-01-01",
+  month: "%Y-%m-01",
+  day: "%Y-%m-%d",
+  hour: "%Y-%m-%d %H:00:00",
+  minute: "%Y-%m-%d %H:%i:00",
+};
+const MYSQL_FIELD: Readonly<Record<"year" | "month" | "day" | "hour" | "minute" | "second", string>> = {
+  year: "YEAR",
+  month: "MONTH",
+  day: "DAYOFMONTH",
+  hour: "HOUR",
+  minute: "MINUTE",
+  second: "SECOND",
+};
+const MYSQL_INTERVAL: Readonly<Record<Exclude<IntervalUnit, "milliseconds">, string>> = {
+  seconds: "SECOND",
+  minutes: "MINUTE",
+  hours: "HOUR",
+  days: "DAY",
+  weeks: "WEEK",
+  months: "MONTH",
+  years: "YEAR",
+};
 
 /** `sql` with the letters A-Z replaced by a-z and every other character kept. */
 function asciiLower(sql: string): string {

@@ -8,6 +8,7 @@ import { postgresIntrospector } from "./postgres-introspector.js";
 import { postgresMigrationSupport } from "./postgres-migration-support.js";
 
 export const postgresCapabilities = defineCapabilities({
+  calendarIntervals: true,
   rowLocks: true,
   shareLocks: true,
   skipLocked: true,

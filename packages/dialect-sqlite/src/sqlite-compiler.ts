@@ -5,19 +5,43 @@ import type {
   ColumnKind,
   ColumnMeta,
   CompileContext,
+  DatetimeField,
   DialectCapabilities,
   DropTableChange,
   InListNode,
+  IntervalUnit,
   LockClause,
   ParamNode,
   SchemaChange,
   SchemaStep,
+  SqlPart,
+  TruncUnit,
 } from "tempest-db-js";
 import { jsonArrayText, LONG_LIST, SqlCompiler } from "tempest-db-js";
 import { sqliteCodec } from "./sqlite-codec.js";
 
 /** The text `Date.toISOString()` writes, so stored and database-made times compare as text. */
 const ISO_NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now'";
+
+/** strftime's opening for the text `Date.toISOString()` writes. */
+const ISO_FORMAT = "strftime('%Y-%m-%dT%H:%M:%fZ'";
+const SQLITE_TRUNC: Readonly<Record<Exclude<TruncUnit, "week">, string>> = {
+  year: "%Y-01-01T00:00:00.000Z",
+  month: "%Y-%m-01T00:00:00.000Z",
+  day: "%Y-%m-%dT00:00:00.000Z",
+  hour: "%Y-%m-%dT%H:00:00.000Z",
+  minute: "%Y-%m-%dT%H:%M:00.000Z",
+};
+const SQLITE_FIELD: Readonly<Record<"year" | "month" | "day" | "hour" | "minute" | "second", string>> = {
+  year: "%Y",
+  month: "%m",
+  day: "%d",
+  hour: "%H",
+  minute: "%M",
+  second: "%S",
+};
+
+const SQLITE_UNIT = { seconds: " seconds", minutes: " minutes", hours: " hours", days: " days" } as const;
 
 const NO_ROW_LOCKS_HINT =
   "SQLite has no row locks. Claim inside engine.transaction(), which takes BEGIN IMMEDIATE: the database's single write lock is held until commit, so no other writer (connection or process) can claim the same rows.";
@@ -151,6 +175,56 @@ export class SqliteCompiler extends SqlCompiler {
   /** The scalar MAX / MIN of several arguments: NULL when any is. */
   override extremeSql(fn: "greatest" | "least", args: readonly string[]): string {
     return `${fn === "greatest" ? "MAX" : "MIN"}(${args.join(", ")})`;
+  }
+
+  // ---- dates and times: ISO-8601 UTC text, read and written by strftime -------------------------
+  override datetimeTruncSql(unit: TruncUnit, value: SqlPart): string {
+    // The Monday on or before the day: back six days, then forward to the next Monday (or stay).
+    if (unit === "week") return `strftime('%Y-%m-%dT00:00:00.000Z', ${value()}, '-6 days', 'weekday 1')`;
+    return `strftime('${SQLITE_TRUNC[unit]}', ${value()})`;
+  }
+
+  /** ISO weeks by their Thursday (which lies in the week's ISO year): %V and %G need SQLite 3.46. */
+  override datetimeFieldSql(field: Exclude<DatetimeField, "epoch">, value: SqlPart): string {
+    switch (field) {
+      case "isoDayOfWeek":
+        return `((CAST(strftime('%w', ${value()}) AS INTEGER) + 6) % 7 + 1)`;
+      case "isoWeek":
+        return `((CAST(strftime('%j', ${value()}, '-3 days', 'weekday 4') AS INTEGER) - 1) / 7 + 1)`;
+      case "isoYear":
+        return `CAST(strftime('%Y', ${value()}, '-3 days', 'weekday 4') AS INTEGER)`;
+      default:
+        return `CAST(strftime('${SQLITE_FIELD[field]}', ${value()}) AS INTEGER)`;
+    }
+  }
+
+  /** julianday counts whole milliseconds inside; rounding undoes the floating point of the day fraction. */
+  override epochMillisSql(value: SqlPart): string {
+    return `CAST(ROUND((julianday(${value()}) - 2440587.5) * 86400000) AS INTEGER)`;
+  }
+
+  /** A strftime modifier; 'floor' makes January 31 plus a month February's last day (SQLite 3.46). */
+  override datetimeShiftSql(value: SqlPart, amount: SqlPart, unit: IntervalUnit): string {
+    const v = value();
+    // `||` binds tighter than arithmetic: the amount is parenthesized.
+    const n = `(${amount()})`;
+    switch (unit) {
+      case "milliseconds":
+        return `${ISO_FORMAT}, ${v}, (${n} / 1000.0) || ' seconds')`;
+      case "weeks":
+        return `${ISO_FORMAT}, ${v}, (${n} * 7) || ' days')`;
+      case "months":
+        return `${ISO_FORMAT}, ${v}, ${n} || ' months', 'floor')`;
+      case "years":
+        return `${ISO_FORMAT}, ${v}, ${n} || ' years', 'floor')`;
+      case "seconds":
+      case "minutes":
+      case "hours":
+      case "days":
+        return `${ISO_FORMAT}, ${v}, ${n} || '${SQLITE_UNIT[unit]}')`;
+      default:
+        return this.unsupported(`the interval unit ${String(unit)}`, "Use one of the units fn.addInterval takes.");
+    }
   }
 
   columnType(column: ColumnDefinition): string {

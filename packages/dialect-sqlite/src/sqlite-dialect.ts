@@ -63,6 +63,7 @@ export const sqliteCapabilities = defineCapabilities({
   alterConstraints: false,
   tableRebuild: true,
   virtualGeneratedColumns: true,
+  calendarIntervals: true,
 });
 
 /** The SQLite release each feature first shipped in. */
@@ -76,6 +77,8 @@ const SINCE: ReadonlyArray<readonly [version: string, without: Partial<DialectCa
   // SQLITE_MAX_VARIABLE_NUMBER's default before 3.32.0.
   ["3.32.0", { maxParams: 999 }],
   ["3.35.0", { dropColumn: false }],
+  // The 'floor' modifier, which makes January 31 plus a month February's last day (not March 2 or 3).
+  ["3.46.0", { calendarIntervals: false }],
 ];
 
 export function capabilitiesForVersion(version: string, assumed: DialectCapabilities): DialectCapabilities {

@@ -1,7 +1,19 @@
 import type { Engine, Executable } from "tempest-db-js";
-import { createEngine, createIndexes, createTable, deleteFrom, insert, select, sql, UnsupportedFeatureError, update } from "tempest-db-js";
+import {
+  col,
+  createEngine,
+  createIndexes,
+  createTable,
+  deleteFrom,
+  fn,
+  insert,
+  select,
+  sql,
+  UnsupportedFeatureError,
+  update,
+} from "tempest-db-js";
 import { afterAll, describe, expect, it } from "vitest";
-import { SqliteCompiler, sqliteCapabilities } from "../src/index.js";
+import { capabilitiesForVersion, SqliteCompiler, sqliteCapabilities } from "../src/index.js";
 import { Outbound, Sample } from "./support/models.js";
 
 // Compiling needs no connection: nothing is opened until a statement runs.
@@ -154,5 +166,16 @@ describe("what SQLite refuses", () => {
     );
     expect(error.feature).toBe("ON DUPLICATE KEY UPDATE");
     expect(error.hint).toContain("onConflictDoUpdate");
+  });
+
+  it("months and years added to a datetime before SQLite 3.46 (no 'floor' modifier, which would silently give NULL)", () => {
+    expect(capabilitiesForVersion("3.46.0", sqliteCapabilities).calendarIntervals).toBe(true);
+    const old = new SqliteCompiler(capabilitiesForVersion("3.45.3", sqliteCapabilities));
+    const shifted = (unit: "months" | "days") =>
+      select(Outbound)
+        .columns({ at: fn.addInterval(col(Outbound, "nextAttemptAt"), 1, unit) })
+        .toNode();
+    expect(() => old.compile(shifted("months"))).toThrow(UnsupportedFeatureError);
+    expect(old.compile(shifted("days")).sql).toContain("' days'");
   });
 });

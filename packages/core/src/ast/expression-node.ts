@@ -1,5 +1,6 @@
 import type { ColumnKind } from "../schema/column-meta.js";
 import type { ConditionNode } from "./condition-node.js";
+import type { DatetimeNode } from "./datetime-node.js";
 import type { AggregateFunction, ValueNode } from "./value-node.js";
 
 /**
@@ -116,7 +117,8 @@ export type TypedExpressionNode =
   | CastNode
   | ComparisonNode
   | AggregateOfNode
-  | LiteralNode;
+  | LiteralNode
+  | DatetimeNode;
 
 // ---- factories: the only places these nodes are made; each returns a frozen node --------------
 
@@ -196,6 +198,13 @@ export function expressionOperands(node: TypedExpressionNode): readonly ValueNod
       return node.operand === undefined ? [] : [node.operand];
     case "literal":
       return [];
+    case "datetimeTrunc":
+    case "datetimeField":
+      return [node.operand];
+    case "datetimeShift":
+      return [node.operand, node.amount];
+    case "datetimeDiff":
+      return [node.left, node.right];
   }
 }
 
@@ -215,6 +224,10 @@ const TYPED_KINDS: ReadonlySet<string> = new Set([
   "comparison",
   "aggregateOf",
   "literal",
+  "datetimeTrunc",
+  "datetimeField",
+  "datetimeShift",
+  "datetimeDiff",
 ]);
 
 export function isTypedExpression(node: { readonly kind: string }): node is TypedExpressionNode {

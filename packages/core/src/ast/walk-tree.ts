@@ -214,6 +214,18 @@ export function forEachChild<S>(node: TreeNode, visit: (child: TreeNode, state: 
       if (node.filter !== undefined) visit(node.filter, state);
       if (node.operand !== undefined) visit(node.operand, state);
       return;
+    case "datetimeTrunc":
+    case "datetimeField":
+      visit(node.operand, state);
+      return;
+    case "datetimeShift":
+      visit(node.operand, state);
+      visit(node.amount, state);
+      return;
+    case "datetimeDiff":
+      visit(node.left, state);
+      visit(node.right, state);
+      return;
     case "literal":
     case "param":
     case "raw":

@@ -130,6 +130,10 @@ export function resolveSelections(scope: QueryScope | SelectNode["table"], spec:
       case "cast":
       case "comparison":
       case "aggregateOf":
+      case "datetimeTrunc":
+      case "datetimeField":
+      case "datetimeShift":
+      case "datetimeDiff":
       case "literal":
         refuseWindowValue(node, at);
         return selectionNode(key, node, typedResult(node.type, key));

@@ -237,6 +237,10 @@ export abstract class CompilerBase {
       case "cast":
       case "comparison":
       case "aggregateOf":
+      case "datetimeTrunc":
+      case "datetimeField":
+      case "datetimeShift":
+      case "datetimeDiff":
       case "literal":
         return this.typedExpression(node, ctx);
       default:

@@ -12,7 +12,7 @@ import { typeOf } from "../expression/value-type.js";
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
 import { exhaustive } from "./compiler-base.js";
-import { WindowCompiler } from "./window-compiler.js";
+import { DatetimeCompiler } from "./datetime-compiler.js";
 
 /**
  * The typed expressions (expression/fn.ts): arithmetic, CASE, COALESCE, casts, comparisons,
@@ -21,7 +21,7 @@ import { WindowCompiler } from "./window-compiler.js";
  * zero, bound values cast to their kind — and the dialects answer only the small hooks below
  * (type names, integer division, truncation), so a value means the same on every database.
  */
-export abstract class ExpressionCompiler extends WindowCompiler {
+export abstract class ExpressionCompiler extends DatetimeCompiler {
   protected typedExpression(node: TypedExpressionNode, ctx: CompileContext): string {
     switch (node.kind) {
       case "arithmetic":
@@ -54,6 +54,11 @@ export abstract class ExpressionCompiler extends WindowCompiler {
         return `(${this.operand(node.left, node.operandKind, ctx)} ${node.op} ${this.operand(node.right, node.operandKind, ctx)})`;
       case "aggregateOf":
         return this.aggregateOf(node, ctx);
+      case "datetimeTrunc":
+      case "datetimeField":
+      case "datetimeShift":
+      case "datetimeDiff":
+        return this.datetimeExpression(node, ctx);
       case "literal":
         // A negative constant in parentheses: `x - -1` must never read as `x --1`, a comment.
         return node.value < 0 ? `(${String(node.value)})` : String(node.value);

@@ -115,6 +115,11 @@ export interface DialectCapabilities {
   readonly notValidConstraints: boolean;
   /** Generated columns that are computed on read (`VIRTUAL`); stored ones everywhere that has generated columns. */
   readonly virtualGeneratedColumns: boolean;
+  /**
+   * Months and years added to a datetime as calendar steps that fall back to the month's last day
+   * (January 31 plus one month is February 28 or 29); without it `fn.addInterval(x, n, "months")` is refused.
+   */
+  readonly calendarIntervals: boolean;
 }
 
 export const safeCapabilities: DialectCapabilities = Object.freeze({
@@ -166,6 +171,7 @@ export const safeCapabilities: DialectCapabilities = Object.freeze({
   concurrentIndexes: false,
   notValidConstraints: false,
   virtualGeneratedColumns: false,
+  calendarIntervals: false,
 });
 
 /** A dialect's table: the safe defaults overridden by what it declares. */

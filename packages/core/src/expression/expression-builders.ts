@@ -20,6 +20,7 @@ import { ValidationError } from "../errors.js";
 import type { ColumnKind } from "../schema/column-meta.js";
 import { describe } from "./assert-bindable.js";
 import { assertConstantInRange } from "./constant-integer.js";
+import { datetimeBuilders } from "./datetime-builders.js";
 import { stringBuilders } from "./string-builders.js";
 import type { Operand } from "./value-type.js";
 import { anyNullable, commonKind, familyOf, kindColumn, nodeAs, numberKind, operandOf } from "./value-type.js";
@@ -263,6 +264,7 @@ export function expressionBuilders(scope: BuilderScope) {
     min: aggregate("min"),
     max: aggregate("max"),
     ...stringBuilders(operand),
+    ...datetimeBuilders(operand),
   };
 }
 

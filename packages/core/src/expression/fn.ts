@@ -1,3 +1,4 @@
+import type { DatetimeField, IntervalUnit, TruncUnit } from "../ast/datetime-node.js";
 import type { Expression } from "../ast/expression.js";
 import { brandExpression } from "../ast/expression.js";
 import { sourceColumnNode } from "../ast/value-node.js";
@@ -12,7 +13,11 @@ import type {
   CaseExpression,
   CastKind,
   CoalesceOf,
+  DatetimeOf,
+  DatetimeOperand,
   ExtremeOf,
+  FieldKind,
+  IntegerOperand,
   JsOf,
   KindOf,
   NullOf,
@@ -97,6 +102,26 @@ export interface ExpressionFunctions<C = unknown> {
   concat<const A extends readonly TextOperand[]>(...args: A): Expression<string | NullOf<A[number]>, "text">;
   /** `length` characters (code points) from the 1-based position `start`, or to the end; both bound integers. */
   substring<A extends TextOperand>(a: A, start: number, length?: number): TextOf<A>;
+  /** The database's current time (as `sql.now()`), typed as a datetime operand. */
+  now(): Expression<Date, "datetime">;
+  /** The start of the instant's year, month, ISO week (Monday 00:00), day, hour or minute, in UTC. */
+  dateTrunc<A extends DatetimeOperand>(unit: TruncUnit, value: A): DatetimeOf<A>;
+  /** A field of the instant in UTC: an integer, or for `epoch` seconds since 1970 with milliseconds as a fraction. */
+  extract<F extends DatetimeField, A extends DatetimeOperand>(field: F, value: A): Expression<number | NullOf<A>, FieldKind<F>>;
+  /** The instant moved forward by an integer `amount` of `unit`s (months and years keep the day or fall back to the month's last). */
+  addInterval<A extends DatetimeOperand, N extends IntegerOperand>(
+    value: A,
+    amount: N,
+    unit: IntervalUnit,
+  ): Expression<Date | NullOf<A> | NullOf<N>, "datetime">;
+  /** The instant moved back by an integer `amount` of `unit`s. */
+  subInterval<A extends DatetimeOperand, N extends IntegerOperand>(
+    value: A,
+    amount: N,
+    unit: IntervalUnit,
+  ): Expression<Date | NullOf<A> | NullOf<N>, "datetime">;
+  /** `a - b` in seconds, exact to the millisecond (the milliseconds as a fraction). */
+  diffSeconds<A extends DatetimeOperand, B extends DatetimeOperand>(a: A, b: B): Expression<number | NullOf<A> | NullOf<B>, "real">;
   /** COUNT(*) of the rows `filter` keeps, or COUNT(value): the rows where it is not NULL. */
   count(value?: AnyOperand, options?: ExpressionAggregateOptions<C>): Expression<number, "integer">;
   sum<A extends NumberOperand>(value: A, options?: ExpressionAggregateOptions<C>): SumOfKind<A>;

@@ -94,6 +94,10 @@ export function typeOf(node: ValueNode): ValueType | undefined {
     case "cast":
     case "comparison":
     case "aggregateOf":
+    case "datetimeTrunc":
+    case "datetimeField":
+    case "datetimeShift":
+    case "datetimeDiff":
     case "literal":
       return node.type;
     default:

@@ -2,6 +2,7 @@ export { collectGarbageUntil } from "./collect-garbage.js";
 export type { ConformanceCase, ConformanceCaseId } from "./conformance-cases.js";
 export { conformanceCases, seedJobs } from "./conformance-cases.js";
 export { cteQueryTests } from "./conformance-cte-queries.js";
+export { datetimeSamples, datetimeTests } from "./conformance-datetimes.js";
 export { expressionEdgeTests } from "./conformance-expression-edges.js";
 export { expressionTests } from "./conformance-expressions.js";
 export { ConformanceCustomer, ConformanceJob, ConformanceOrder, ConformanceValue, JOB_IDS, T0, T1 } from "./conformance-models.js";

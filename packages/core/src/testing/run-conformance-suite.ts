@@ -10,6 +10,7 @@ import { behaviourTests } from "./conformance-behaviour.js";
 import type { ConformanceCase, ConformanceCaseId } from "./conformance-cases.js";
 import { conformanceCases, seedJobs } from "./conformance-cases.js";
 import { cteQueryTests } from "./conformance-cte-queries.js";
+import { datetimeTests } from "./conformance-datetimes.js";
 import { expressionEdgeTests } from "./conformance-expression-edges.js";
 import { expressionTests } from "./conformance-expressions.js";
 import { ConformanceJob, ConformanceValue } from "./conformance-models.js";
@@ -98,6 +99,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
     expressionTests(() => engine);
     expressionEdgeTests(() => engine);
     stringTests(() => engine);
+    datetimeTests(() => engine);
     streamTests(() => engine, makeEngine, target.streams ?? true);
     schemaTests(() => engine);
 

@@ -102,6 +102,18 @@ export type TextOperand = null | Expression<string | null, TextKind>;
 /** A text result of a string function: null when any input may be. */
 export type TextOf<A> = Expression<string | NullOf<A>, "text">;
 
+/** An instant operand: a Date, or an expression of a datetime (`Date`) value. */
+export type DatetimeOperand = Date | null | Expression<Date | null, unknown>;
+
+/** A datetime result: null when any input may be. */
+export type DatetimeOf<A> = Expression<Date | NullOf<A>, "datetime">;
+
+/** An interval's amount: a JavaScript integer, or an expression of an integer kind (checked when built). */
+export type IntegerOperand = number | bigint | null | Expression<number | bigint | null, "integer" | "bigint" | "number">;
+
+/** The kind of a datetime field: `epoch` is seconds with a fraction, every other field an integer. */
+export type FieldKind<F> = F extends "epoch" ? "real" : "integer";
+
 /** Any operand of a typed expression (a string is never a value: see fn.val). */
 export type AnyOperand = number | bigint | boolean | Date | null | Expression<any, any>;
 
@@ -147,6 +159,16 @@ export type Resolved<I, S extends Sources, X> = X extends string ? RefExpression
 /** References to columns of a text kind (text, varchar, enum). */
 export type TextRefOf<I, S extends Sources> = {
   [K in RefOf<I, S>]: RefKind<I, S, K> extends TextKind ? K : never;
+}[RefOf<I, S>];
+
+/** References to datetime columns. */
+export type DatetimeRefOf<I, S extends Sources> = {
+  [K in RefOf<I, S>]: RefKind<I, S, K> extends "datetime" ? K : never;
+}[RefOf<I, S>];
+
+/** References to integer and bigint columns. */
+export type IntegerRefOf<I, S extends Sources> = {
+  [K in RefOf<I, S>]: RefKind<I, S, K> extends "integer" | "bigint" ? K : never;
 }[RefOf<I, S>];
 
 /** References to columns of a number kind. */

@@ -1,3 +1,4 @@
+import type { DatetimeField, IntervalUnit, TruncUnit } from "../ast/datetime-node.js";
 import type { Expression } from "../ast/expression.js";
 import type { ExpressionAggregateOptions, SumOfKind } from "../expression/fn.js";
 import type { ColumnKind } from "../schema/column-meta.js";
@@ -8,7 +9,13 @@ import type {
   CaseExpression,
   CastKind,
   CoalesceOf,
+  DatetimeOf,
+  DatetimeOperand,
+  DatetimeRefOf,
   ExtremeOf,
+  FieldKind,
+  IntegerOperand,
+  IntegerRefOf,
   JsOf,
   KindOf,
   NullOf,
@@ -27,6 +34,10 @@ import type { QueryWhereArg, RefOf, Sources } from "./query-types.js";
 export type QueryNumber<I, S extends Sources> = NumberOperand | NumberRefOf<I, S>;
 /** A text operand of a query helper: a text-kind reference (text, varchar, enum), or a text operand. */
 export type QueryText<I, S extends Sources> = TextOperand | TextRefOf<I, S>;
+/** A datetime operand of a query helper: a datetime reference, or a datetime operand. */
+export type QueryDatetime<I, S extends Sources> = DatetimeOperand | DatetimeRefOf<I, S>;
+/** An integer operand of a query helper (an interval's amount): an integer reference, or an integer operand. */
+export type QueryInteger<I, S extends Sources> = IntegerOperand | IntegerRefOf<I, S>;
 /** Any operand of a query helper: a reference, or any operand. */
 export type QueryOperand<I, S extends Sources> = AnyOperand | RefOf<I, S>;
 
@@ -90,6 +101,26 @@ export interface QueryExpressionHelpers<I, S extends Sources> {
   length<A extends QueryText<I, S>>(a: A): Expression<number | NullOf<R<I, S, A>>, "integer">;
   concat<const A extends readonly QueryText<I, S>[]>(...args: A): Expression<string | NullOf<R<I, S, A[number]>>, "text">;
   substring<A extends QueryText<I, S>>(a: A, start: number, length?: number): TextOf<R<I, S, A>>;
+  now(): Expression<Date, "datetime">;
+  dateTrunc<A extends QueryDatetime<I, S>>(unit: TruncUnit, value: A): DatetimeOf<R<I, S, A>>;
+  extract<F extends DatetimeField, A extends QueryDatetime<I, S>>(
+    field: F,
+    value: A,
+  ): Expression<number | NullOf<R<I, S, A>>, FieldKind<F>>;
+  addInterval<A extends QueryDatetime<I, S>, N extends QueryInteger<I, S>>(
+    value: A,
+    amount: N,
+    unit: IntervalUnit,
+  ): Expression<Date | NullOf<R<I, S, A>> | NullOf<R<I, S, N>>, "datetime">;
+  subInterval<A extends QueryDatetime<I, S>, N extends QueryInteger<I, S>>(
+    value: A,
+    amount: N,
+    unit: IntervalUnit,
+  ): Expression<Date | NullOf<R<I, S, A>> | NullOf<R<I, S, N>>, "datetime">;
+  diffSeconds<A extends QueryDatetime<I, S>, B extends QueryDatetime<I, S>>(
+    a: A,
+    b: B,
+  ): Expression<number | NullOf<R<I, S, A>> | NullOf<R<I, S, B>>, "real">;
   /** COUNT(*) of the rows the condition keeps. */
   countIf(condition: QueryWhereArg<I, S>): Expression<number, "integer">;
 }

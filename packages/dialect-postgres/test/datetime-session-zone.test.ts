@@ -1,0 +1,77 @@
+import { column, createEngine, insert, Model, select, sql } from "tempest-db-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresDialect } from "../src/index.js";
+import { PG_URL } from "./pg-url.js";
+
+class Stamp extends Model {
+  static tablename = "tempest_pg_zone_stamps";
+  id = column.integer().primaryKey();
+  at = column.datetime().notNull();
+}
+
+const engine = createEngine(PG_URL, { dialect: postgresDialect, poolSize: 2 });
+// The day Amsterdam moves its clocks forward, São Paulo's day boundary, and Kathmandu's quarter-hour offset.
+const stamps = [
+  { id: 1, at: new Date("2026-03-28T12:00:00.000Z") },
+  { id: 2, at: new Date("2026-01-05T02:30:00.000Z") },
+  { id: 3, at: new Date("2025-12-31T20:00:00.000Z") },
+];
+
+beforeAll(async () => {
+  await engine.dropAll([Stamp]);
+  await engine.createAll([Stamp]);
+  await engine.execute(insert(Stamp).values(stamps)).rowsAffected();
+});
+afterAll(async () => {
+  await engine.dropAll([Stamp]);
+  await engine.close();
+});
+
+const query = select(Stamp)
+  .columns((q) => ({
+    id: "id",
+    day: q.dateTrunc("day", "at"),
+    week: q.dateTrunc("week", "at"),
+    year: q.dateTrunc("year", "at"),
+    hour: q.extract("hour", "at"),
+    dow: q.extract("isoDayOfWeek", "at"),
+    nextDay: q.addInterval("at", 1, "days"),
+    nextMonth: q.addInterval("at", 1, "months"),
+    sinceDay: q.diffSeconds("at", q.dateTrunc("day", "at")),
+  }))
+  .orderBy("id");
+
+describe("date and time functions do not depend on the session's TimeZone", () => {
+  it("the same rows in UTC, Europe/Amsterdam, America/Sao_Paulo and Asia/Kathmandu sessions", async () => {
+    const inUtc = await engine.transaction(async (tx) => {
+      await tx.execute(sql.raw("SET LOCAL TIME ZONE 'UTC'")).rowsAffected();
+      return tx.execute(query).all();
+    });
+    expect(inUtc[0]).toEqual({
+      id: 1,
+      day: new Date("2026-03-28T00:00:00.000Z"),
+      week: new Date("2026-03-23T00:00:00.000Z"),
+      year: new Date("2026-01-01T00:00:00.000Z"),
+      hour: 12,
+      dow: 6,
+      // 24 hours later in UTC, although Amsterdam's day in between has 23.
+      nextDay: new Date("2026-03-29T12:00:00.000Z"),
+      nextMonth: new Date("2026-04-28T12:00:00.000Z"),
+      sinceDay: 43_200,
+    });
+    for (const zone of ["Europe/Amsterdam", "America/Sao_Paulo", "Asia/Kathmandu"]) {
+      const rows = await engine.transaction(async (tx) => {
+        await tx.execute(sql.raw(`SET LOCAL TIME ZONE '${zone}'`)).rowsAffected();
+        return tx.execute(query).all();
+      });
+      expect(rows, zone).toEqual(inUtc);
+    }
+    // The comparison that shows why: PostgreSQL's own date_trunc follows the session.
+    const local = await engine.transaction(async (tx) => {
+      await tx.execute(sql.raw("SET LOCAL TIME ZONE 'Asia/Kathmandu'")).rowsAffected();
+      return tx.execute(sql.typed(sql.raw("SELECT date_trunc('day', '2026-01-05T02:30:00Z'::timestamptz) AS d"), { d: "datetime" })).one();
+    });
+    expect(local.d).toEqual(new Date("2026-01-04T18:15:00.000Z"));
+    expect(inUtc[1]?.day).toEqual(new Date("2026-01-05T00:00:00.000Z"));
+  });
+});
