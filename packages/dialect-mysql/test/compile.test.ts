@@ -307,3 +307,27 @@ describe("DDL", () => {
     expect(error.hint).toContain("IS NOT NULL");
   });
 });
+
+describe("string and date expressions", () => {
+  it("CHAR_LENGTH, CONCAT and the A-Z folding in the binary collation; dates on the UTC DATETIME(3)", () => {
+    const query = select(Outbound).columns((q) => ({
+      week: q.dateTrunc("week", "nextAttemptAt"),
+      year: q.extract("isoYear", "nextAttemptAt"),
+      due: q.addInterval("updatedAt", "attempts", "minutes"),
+      back: q.subInterval("nextAttemptAt", 1, "months"),
+      waited: q.diffSeconds("nextAttemptAt", "updatedAt"),
+      name: q.concat(q.lower("consumer"), q.val("#")),
+      size: q.length("consumer"),
+    }));
+    const { sql: text, params } = maria.compile(query);
+    expect({ sql: text, params }).toMatchInlineSnapshot(`
+      {
+        "params": [
+          -1,
+          "#",
+        ],
+        "sql": "SELECT CAST(DATE_SUB(CAST(\`dm_outbound_messages\`.\`next_attempt_at\` AS DATE), INTERVAL WEEKDAY(\`dm_outbound_messages\`.\`next_attempt_at\`) DAY) AS DATETIME(3)) AS \`week\`, (YEARWEEK(\`dm_outbound_messages\`.\`next_attempt_at\`, 3) DIV 100) AS \`year\`, CAST(DATE_ADD(\`dm_outbound_messages\`.\`updated_at\`, INTERVAL \`dm_outbound_messages\`.\`attempts\` MINUTE) AS DATETIME(3)) AS \`due\`, CAST(DATE_ADD(\`dm_outbound_messages\`.\`next_attempt_at\`, INTERVAL CAST(? AS SIGNED) MONTH) AS DATETIME(3)) AS \`back\`, ((((TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', \`dm_outbound_messages\`.\`next_attempt_at\`) DIV 1000) - (TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', \`dm_outbound_messages\`.\`updated_at\`) DIV 1000)) + 0e0) / 1000) AS \`waited\`, CONCAT((REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE((\`dm_outbound_messages\`.\`consumer\` COLLATE utf8mb4_nopad_bin), 'A', 'a'), 'B', 'b'), 'C', 'c'), 'D', 'd'), 'E', 'e'), 'F', 'f'), 'G', 'g'), 'H', 'h'), 'I', 'i'), 'J', 'j'), 'K', 'k'), 'L', 'l'), 'M', 'm'), 'N', 'n'), 'O', 'o'), 'P', 'p'), 'Q', 'q'), 'R', 'r'), 'S', 's'), 'T', 't'), 'U', 'u'), 'V', 'v'), 'W', 'w'), 'X', 'x'), 'Y', 'y'), 'Z', 'z') COLLATE utf8mb4_nopad_bin), (? COLLATE utf8mb4_nopad_bin)) AS \`name\`, CHAR_LENGTH(\`dm_outbound_messages\`.\`consumer\`) AS \`size\` FROM \`dm_outbound_messages\`",
+      }
+    `);
+  });
+});

@@ -42,6 +42,19 @@ const query = select(Stamp)
   .orderBy("id");
 
 describe("date and time functions do not depend on the session's TimeZone", () => {
+  it("writes each instant AT TIME ZONE 'UTC' before it is cut, read or shifted", () => {
+    const { sql: text, params } = engine.compile(query);
+    expect({ sql: text, params }).toMatchInlineSnapshot(`
+      {
+        "params": [
+          1,
+          1,
+        ],
+        "sql": "SELECT "tempest_pg_zone_stamps"."id" AS "id", (DATE_TRUNC('day', "tempest_pg_zone_stamps"."at" AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS "day", (DATE_TRUNC('week', "tempest_pg_zone_stamps"."at" AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS "week", (DATE_TRUNC('year', "tempest_pg_zone_stamps"."at" AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS "year", CAST(FLOOR(EXTRACT(HOUR FROM "tempest_pg_zone_stamps"."at" AT TIME ZONE 'UTC')) AS BIGINT) AS "hour", CAST(FLOOR(EXTRACT(ISODOW FROM "tempest_pg_zone_stamps"."at" AT TIME ZONE 'UTC')) AS BIGINT) AS "dow", ((("tempest_pg_zone_stamps"."at" AT TIME ZONE 'UTC') + CAST($1 AS BIGINT) * INTERVAL '1 day') AT TIME ZONE 'UTC') AS "nextDay", ((("tempest_pg_zone_stamps"."at" AT TIME ZONE 'UTC') + CAST($2 AS BIGINT) * INTERVAL '1 month') AT TIME ZONE 'UTC') AS "nextMonth", (CAST((CAST(EXTRACT(EPOCH FROM "tempest_pg_zone_stamps"."at") * 1000 AS BIGINT) - CAST(EXTRACT(EPOCH FROM (DATE_TRUNC('day', "tempest_pg_zone_stamps"."at" AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')) * 1000 AS BIGINT)) AS DOUBLE PRECISION) / 1000) AS "sinceDay" FROM "tempest_pg_zone_stamps" ORDER BY "tempest_pg_zone_stamps"."id" ASC",
+      }
+    `);
+  });
+
   it("the same rows in UTC, Europe/Amsterdam, America/Sao_Paulo and Asia/Kathmandu sessions", async () => {
     const inUtc = await engine.transaction(async (tx) => {
       await tx.execute(sql.raw("SET LOCAL TIME ZONE 'UTC'")).rowsAffected();

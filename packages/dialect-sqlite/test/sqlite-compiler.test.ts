@@ -179,3 +179,26 @@ describe("what SQLite refuses", () => {
     expect(old.compile(shifted("days")).sql).toContain("' days'");
   });
 });
+
+describe("string and date expressions", () => {
+  it("built-in LOWER and LENGTH, ||; dates through strftime on ISO-8601 text", () => {
+    const query = select(Outbound).columns((q) => ({
+      week: q.dateTrunc("week", "nextAttemptAt"),
+      year: q.extract("isoYear", "nextAttemptAt"),
+      due: q.addInterval("updatedAt", "attempts", "minutes"),
+      back: q.subInterval("nextAttemptAt", 1, "months"),
+      waited: q.diffSeconds("nextAttemptAt", "updatedAt"),
+      name: q.concat(q.lower("consumer"), q.val("#")),
+      size: q.length("consumer"),
+    }));
+    expect(compiled(query)).toMatchInlineSnapshot(`
+      {
+        "params": [
+          -1n,
+          "#",
+        ],
+        "sql": "SELECT strftime('%Y-%m-%dT00:00:00.000Z', "outbound_messages"."next_attempt_at", '-6 days', 'weekday 1') AS "week", CAST(strftime('%Y', "outbound_messages"."next_attempt_at", '-3 days', 'weekday 4') AS INTEGER) AS "year", strftime('%Y-%m-%dT%H:%M:%fZ', "outbound_messages"."updated_at", ("outbound_messages"."attempts") || ' minutes') AS "due", strftime('%Y-%m-%dT%H:%M:%fZ', "outbound_messages"."next_attempt_at", (CAST(? AS INTEGER)) || ' months', 'floor') AS "back", (CAST((CAST(ROUND((julianday("outbound_messages"."next_attempt_at") - 2440587.5) * 86400000) AS INTEGER) - CAST(ROUND((julianday("outbound_messages"."updated_at") - 2440587.5) * 86400000) AS INTEGER)) AS DOUBLE PRECISION) / 1000) AS "waited", (LOWER("outbound_messages"."consumer") || ?) AS "name", LENGTH("outbound_messages"."consumer") AS "size" FROM "outbound_messages"",
+      }
+    `);
+  });
+});
