@@ -17,6 +17,7 @@ import { queryJoin } from "./sections/query-join.js";
 import { queueDrainMysql } from "./sections/queue-drain-mysql.js";
 import { queueDrainPostgres } from "./sections/queue-drain-postgres.js";
 import { queueDrainSqlite } from "./sections/queue-drain-sqlite.js";
+import { relationLoads } from "./sections/relations.js";
 import { retentionPurge } from "./sections/retention-purge.js";
 import { sqliteCrud } from "./sections/sqlite-crud.js";
 
@@ -33,6 +34,7 @@ const sections: Record<string, Section> = {
   "build-compile": buildCompile,
   "sqlite-crud": sqliteCrud,
   "query-join": queryJoin,
+  relations: relationLoads,
   memory,
   "migration-locks": migrationLocks,
   "generate-scale": generateScale,

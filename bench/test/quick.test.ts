@@ -43,6 +43,7 @@ test("pnpm bench --quick runs every section and each produces numbers", async ()
       "memory",
       "migration-locks",
       "query-join",
+      "relations",
       "retention-purge",
       "sqlite-crud",
     ].sort(),
