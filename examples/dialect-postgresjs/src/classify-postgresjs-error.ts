@@ -1,4 +1,4 @@
-import type { ClassifiedError, QueryErrorKind } from "tempest-db-js";
+import type { ClassifiedError, QueryErrorKind } from "tempest-db-js/dialect";
 
 /** SQLSTATE codes the engine needs to tell apart; everything else is "other". */
 const SQLSTATE: Readonly<Record<string, QueryErrorKind>> = {

@@ -1,4 +1,4 @@
-import { registerDialect } from "tempest-db-js";
+import { registerDialect } from "tempest-db-js/dialect";
 import { postgresJsDialect } from "./postgresjs-dialect.js";
 
 // Importing the package makes `postgresjs://` URLs work with createEngine.

@@ -1,4 +1,4 @@
-import type { ValueCodec } from "tempest-db-js";
+import type { ValueCodec } from "tempest-db-js/dialect";
 import { decodePostgresJs, decodesAsIs, encodePostgresJs } from "./postgresjs-types.js";
 
 /** How values travel through postgres.js (see postgresjs-types). */

@@ -1,5 +1,5 @@
-import type { ColumnMeta, CompileContext, DialectCapabilities, InSubqueryNode } from "tempest-db-js";
-import { SqlCompiler } from "tempest-db-js";
+import type { ColumnMeta, CompileContext, DialectCapabilities, InSubqueryNode } from "tempest-db-js/dialect";
+import { SqlCompiler } from "tempest-db-js/dialect";
 import { postgresJsCodec } from "./postgresjs-codec.js";
 
 /** PostgreSQL SQL, written against the base compiler's hooks only. */
@@ -8,26 +8,26 @@ export class PostgresJsCompiler extends SqlCompiler {
     super("PostgreSQL (postgres.js)", capabilities, postgresJsCodec);
   }
 
-  placeholder(index: number): string {
+  protected placeholder(index: number): string {
     return `$${index}`;
   }
 
-  nowSql(): string {
+  protected nowSql(): string {
     return "now()";
   }
 
-  nowPlusSecondsSql(seconds: string): string {
+  protected nowPlusSecondsSql(seconds: string): string {
     return `(now() + ${seconds} * interval '1 second')`;
   }
 
   /** DDL literals: PostgreSQL reads X'..' as a bit string, so bytes need the bytea escape form. */
-  override literal(value: unknown, column: ColumnMeta | undefined): string {
+  protected override literal(value: unknown, column: ColumnMeta | undefined): string {
     if (value instanceof Uint8Array) return `'\\x${Buffer.from(value).toString("hex")}'::bytea`;
     return super.literal(value, column);
   }
 
   /** The string functions in code point order, and LOWER / UPPER folding A-Z only (a libc or ICU locale folds every letter). */
-  override textInputSql(sql: string): string {
+  protected override textInputSql(sql: string): string {
     return `(${sql} COLLATE "C")`;
   }
 
@@ -49,14 +49,14 @@ export class PostgresJsCompiler extends SqlCompiler {
    * subquery more than once, and each evaluation can skip to different rows: the claim would take
    * more than n. An ARRAY(...) subquery is evaluated exactly once.
    */
-  override inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
+  protected override inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
     const inner = node.subquery.select;
     if (inner.lock === undefined && inner.limit === undefined) return super.inSubquery(node, ctx);
     const test = `${this.column(node.column, ctx)} = ANY(ARRAY(${this.select(inner, { ...ctx, qualify: false })}))`;
     return node.negated ? `NOT (${test})` : test;
   }
 
-  columnType(column: ColumnMeta): string {
+  protected columnType(column: ColumnMeta): string {
     switch (column.kind) {
       case "uuid":
         return "uuid";
@@ -86,7 +86,7 @@ export class PostgresJsCompiler extends SqlCompiler {
     }
   }
 
-  override randomUuidSql(): string {
+  protected override randomUuidSql(): string {
     return "gen_random_uuid()";
   }
 }

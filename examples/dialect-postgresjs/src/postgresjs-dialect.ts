@@ -1,5 +1,5 @@
-import type { Dialect } from "tempest-db-js";
-import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
+import type { Dialect } from "tempest-db-js/dialect";
+import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js/dialect";
 import { classifyPostgresJsError } from "./classify-postgresjs-error.js";
 import { postgresJsCodec } from "./postgresjs-codec.js";
 import { PostgresJsCompiler } from "./postgresjs-compiler.js";

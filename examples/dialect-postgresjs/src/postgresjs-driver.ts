@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js";
+import type { Driver, DriverConfig, DriverConnection, DriverQuery, DriverResult } from "tempest-db-js/dialect";
 import { postgresJsTypes } from "./postgresjs-types.js";
 
 type Sql = postgres.Sql<Record<string, postgres.PostgresType>>;

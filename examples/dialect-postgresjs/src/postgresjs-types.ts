@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { ColumnMeta } from "tempest-db-js";
+import type { ColumnMeta } from "tempest-db-js/dialect";
 
 /**
  * Type handlers handed to postgres.js. Two of its defaults do not fit tempest-db-js's model types:

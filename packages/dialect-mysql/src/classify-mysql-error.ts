@@ -1,4 +1,4 @@
-import type { ClassifiedError, QueryErrorKind } from "tempest-db-js";
+import type { ClassifiedError, QueryErrorKind } from "tempest-db-js/dialect";
 
 const PARAMETER_COUNT_HINT =
   "The statement's placeholders and the values sent differ in number: an sql.expr `${}` inside quotes is text, not a parameter; remove the quotes around it";

@@ -1,4 +1,4 @@
-import { registerDialect } from "tempest-db-js";
+import { registerDialect } from "tempest-db-js/dialect";
 import { mysqlDialect } from "./mysql-dialect.js";
 
 registerDialect(mysqlDialect);

@@ -1,4 +1,4 @@
-import type { ColumnSnapshot, SchemaChange } from "tempest-db-js";
+import type { ColumnSnapshot, SchemaChange } from "tempest-db-js/dialect";
 import type { MysqlCapabilities } from "./mysql-capabilities.js";
 import { foreignKeyIndexDrops } from "./mysql-foreign-key-index.js";
 

@@ -1,5 +1,5 @@
-import type { DialectCapabilities } from "tempest-db-js";
-import { defineCapabilities } from "tempest-db-js";
+import type { DialectCapabilities } from "tempest-db-js/dialect";
+import { defineCapabilities } from "tempest-db-js/dialect";
 import type { MysqlServerVersion } from "./mysql-server-version.js";
 import { atLeast, MYSQL_8_0 } from "./mysql-server-version.js";
 

@@ -1,4 +1,4 @@
-import type { ColumnMeta, ValueCodec } from "tempest-db-js";
+import type { ColumnMeta, ValueCodec } from "tempest-db-js/dialect";
 import { decodeMysql, decodesAsIs, encodeMysql } from "./mysql-types.js";
 
 /** MySQL/MariaDB's value codec (see mysql-types for the encodings); the same for both servers. */

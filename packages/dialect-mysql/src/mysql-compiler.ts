@@ -24,8 +24,8 @@ import type {
   SqlPart,
   TruncUnit,
   UpdateNode,
-} from "tempest-db-js";
-import { formatLiteral, jsonArrayText, LONG_LIST, SqlCompiler, UnsupportedFeatureError, ValidationError } from "tempest-db-js";
+} from "tempest-db-js/dialect";
+import { formatLiteral, jsonArrayText, LONG_LIST, SqlCompiler, UnsupportedFeatureError, ValidationError } from "tempest-db-js/dialect";
 import type { AlterAlgorithm } from "./mysql-alter-algorithm.js";
 import { algorithmClause, changeAlgorithm, modifyAlgorithm, worst } from "./mysql-alter-algorithm.js";
 import type { MysqlCapabilities } from "./mysql-capabilities.js";
@@ -43,7 +43,7 @@ const NO_LIMIT = "18446744073709551615";
 const LOB_KINDS = new Set(["text", "json", "bytes"]);
 
 export class MysqlCompiler extends SqlCompiler {
-  readonly mysql: MysqlCapabilities;
+  protected readonly mysql: MysqlCapabilities;
   /** The table each UPDATE/DELETE being compiled writes to, keyed by its compile context. */
   readonly #writeTarget = new WeakMap<CompileContext, string>();
 
@@ -61,11 +61,11 @@ export class MysqlCompiler extends SqlCompiler {
     throw new UnsupportedFeatureError(this.dialectName, feature, hint, { subject: describeServer(this.mysql.server) });
   }
 
-  placeholder(): string {
+  protected placeholder(): string {
     return "?";
   }
 
-  override quoteIdentifier(name: string): string {
+  protected override quoteIdentifier(name: string): string {
     if (name.includes("\0")) throw new ValidationError(`Identifier ${JSON.stringify(name)} contains NUL`);
     return `\`${name.replaceAll("`", "``")}\``;
   }
@@ -80,12 +80,12 @@ export class MysqlCompiler extends SqlCompiler {
     );
   }
 
-  nowSql(): string {
+  protected nowSql(): string {
     return "UTC_TIMESTAMP(3)";
   }
 
   /** Whole milliseconds, so the sum stores into datetime(3) without rounding. */
-  nowPlusSecondsSql(seconds: string): string {
+  protected nowPlusSecondsSql(seconds: string): string {
     return `TIMESTAMPADD(MICROSECOND, ROUND(${seconds} * 1000) * 1000, UTC_TIMESTAMP(3))`;
   }
 
@@ -93,7 +93,7 @@ export class MysqlCompiler extends SqlCompiler {
    * MySQL reads backslashes in string literals as escapes. TEXT, JSON and BLOB columns take a
    * default only as an expression on MySQL 8, hence the parentheses (MariaDB accepts both).
    */
-  override literal(value: unknown, column: ColumnMeta | undefined): string {
+  protected override literal(value: unknown, column: ColumnMeta | undefined): string {
     const sql = formatLiteral(this.encodeParam(value, column), true);
     return column && LOB_KINDS.has(column.kind) && sql !== "NULL" ? `(${sql})` : sql;
   }
@@ -106,7 +106,7 @@ export class MysqlCompiler extends SqlCompiler {
     return statements;
   }
 
-  override limitOffset(limit: number | undefined, offset: number | undefined): string {
+  protected override limitOffset(limit: number | undefined, offset: number | undefined): string {
     if (limit === undefined && offset !== undefined) return ` LIMIT ${NO_LIMIT} OFFSET ${offset}`;
     return super.limitOffset(limit, offset);
   }
@@ -115,17 +115,17 @@ export class MysqlCompiler extends SqlCompiler {
    * Case folding of A-Z only, as on every dialect (LOWER would fold other letters by the server's own
    * Unicode tables, which differ from PostgreSQL's and SQLite's). REPLACE matches case-sensitively.
    */
-  override ilikeSql(left: string, right: string): string {
+  protected override ilikeSql(left: string, right: string): string {
     return `${asciiLower(left)} LIKE ${asciiLower(right)}`;
   }
 
   /** MySQL has no NULLS LAST: NULL sorts first ascending, so a leading `IS NULL` key moves it. */
-  override nullsLargestSql(key: string, direction: "asc" | "desc"): string {
+  protected override nullsLargestSql(key: string, direction: "asc" | "desc"): string {
     return direction === "asc" ? `${key} IS NULL, ${key} ASC` : `${key} IS NULL DESC, ${key} DESC`;
   }
 
   /** An ENUM column already sorts by its declaration order (by member index); a computed value is text. */
-  override enumOrderSql(column: ColumnMeta, name: string, computed = false): string {
+  protected override enumOrderSql(column: ColumnMeta, name: string, computed = false): string {
     return computed ? super.enumOrderSql(column, name, computed) : name;
   }
 
@@ -135,7 +135,7 @@ export class MysqlCompiler extends SqlCompiler {
    * into the 65,535-parameter limit and LIMIT, ORDER BY and notIn keep their meaning. Short lists,
    * and servers without JSON_TABLE, keep `IN (?, ...)`.
    */
-  override inList(node: InListNode, ctx: CompileContext): string {
+  protected override inList(node: InListNode, ctx: CompileContext): string {
     const column = node.column;
     const type = this.mysql.jsonTable ? jsonItemType(column) : undefined;
     if (ctx.inline || type === undefined || node.values.length <= LONG_LIST || !node.values.every((v) => v.kind === "param")) {
@@ -161,12 +161,12 @@ export class MysqlCompiler extends SqlCompiler {
   }
 
   /** `CAST(x AS DOUBLE)` needs MySQL 8.0.17; adding a double literal makes a double on every version. */
-  override floatSql(sql: string): string {
+  protected override floatSql(sql: string): string {
     return `(${sql} + 0e0)`;
   }
 
   // ---- typed expressions (see ExpressionCompiler) -----------------------------------------
-  override expressionTypeSql(kind: ColumnKind): string {
+  protected override expressionTypeSql(kind: ColumnKind): string {
     switch (kind) {
       case "integer":
       case "bigint":
@@ -186,47 +186,47 @@ export class MysqlCompiler extends SqlCompiler {
   }
 
   /** Texts, uuids and booleans bind as they are: a CAST AS CHAR would give them the connection's collation. */
-  override typedParamSql(sql: string, kind: ColumnKind): string {
+  protected override typedParamSql(sql: string, kind: ColumnKind): string {
     return kind === "integer" || kind === "bigint" || kind === "numeric" || kind === "datetime" || kind === "date" || kind === "real"
       ? super.typedParamSql(sql, kind)
       : sql;
   }
 
   /** Integer arithmetic is 64-bit already. */
-  override wideIntegerSql(sql: string): string {
+  protected override wideIntegerSql(sql: string): string {
     return sql;
   }
 
   /** `/` of integers is a decimal here; DIV truncates toward zero. */
-  override integerDivideSql(left: string, right: string): string {
+  protected override integerDivideSql(left: string, right: string): string {
     return `(${left} DIV ${right})`;
   }
 
-  override truncateToIntegerSql(sql: string): string {
+  protected override truncateToIntegerSql(sql: string): string {
     return `CAST(TRUNCATE(${sql}, 0) AS SIGNED)`;
   }
 
-  override extremeSkipsNulls(): boolean {
+  protected override extremeSkipsNulls(): boolean {
     return false;
   }
 
   /** In the tables' binary collation: a text of bound values alone would compare in the connection's (case-insensitive). */
-  override textInputSql(sql: string): string {
+  protected override textInputSql(sql: string): string {
     return `(${sql} COLLATE ${this.mysql.tableCollation})`;
   }
 
   /** A-Z only, as on every dialect: LOWER / UPPER would also fold other letters, by the server's own tables. */
-  override caseFoldSql(fn: "lower" | "upper", sql: string): string {
+  protected override caseFoldSql(fn: "lower" | "upper", sql: string): string {
     return fn === "lower" ? asciiLower(sql) : asciiUpper(sql);
   }
 
   // ---- dates and times: DATETIME(3) holds the UTC wall clock, and the session's time_zone is UTC ----
-  override datetimeTruncSql(unit: TruncUnit, value: SqlPart): string {
+  protected override datetimeTruncSql(unit: TruncUnit, value: SqlPart): string {
     if (unit === "week") return `CAST(DATE_SUB(CAST(${value()} AS DATE), INTERVAL WEEKDAY(${value()}) DAY) AS DATETIME(3))`;
     return `CAST(DATE_FORMAT(${value()}, '${MYSQL_TRUNC[unit]}') AS DATETIME(3))`;
   }
 
-  override datetimeFieldSql(field: Exclude<DatetimeField, "epoch">, value: SqlPart): string {
+  protected override datetimeFieldSql(field: Exclude<DatetimeField, "epoch">, value: SqlPart): string {
     switch (field) {
       case "isoDayOfWeek":
         return `(WEEKDAY(${value()}) + 1)`;
@@ -240,24 +240,24 @@ export class MysqlCompiler extends SqlCompiler {
   }
 
   /** UNIX_TIMESTAMP stops at 1970 and 2038 (or 3001); a difference in microseconds covers every year. */
-  override epochMillisSql(value: SqlPart): string {
+  protected override epochMillisSql(value: SqlPart): string {
     return `(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${value()}) DIV 1000)`;
   }
 
   /** DATE_ADD keeps the day of the month or falls back to the month's last day. */
-  override datetimeShiftSql(value: SqlPart, amount: SqlPart, unit: IntervalUnit): string {
+  protected override datetimeShiftSql(value: SqlPart, amount: SqlPart, unit: IntervalUnit): string {
     const v = value();
     const interval = unit === "milliseconds" ? `INTERVAL ${amount()} * 1000 MICROSECOND` : `INTERVAL ${amount()} ${MYSQL_INTERVAL[unit]}`;
     return `CAST(DATE_ADD(${v}, ${interval}) AS DATETIME(3))`;
   }
 
   /** LENGTH counts bytes here. */
-  override charLengthSql(sql: string): string {
+  protected override charLengthSql(sql: string): string {
     return `CHAR_LENGTH(${sql})`;
   }
 
   /** `||` is OR here; CONCAT is NULL when any argument is. */
-  override concatSql(args: readonly string[]): string {
+  protected override concatSql(args: readonly string[]): string {
     return `CONCAT(${args.join(", ")})`;
   }
 
@@ -271,22 +271,22 @@ export class MysqlCompiler extends SqlCompiler {
     return !this.mysql.distinctOffset && node.offset !== undefined && node.offset > 0;
   }
 
-  override lockStrengthSql(strength: LockStrength): string {
+  protected override lockStrengthSql(strength: LockStrength): string {
     if (strength === "share" && this.mysql.lockInShareMode) return "LOCK IN SHARE MODE";
     return super.lockStrengthSql(strength);
   }
 
-  override update(node: UpdateNode, ctx: CompileContext): string {
+  protected override update(node: UpdateNode, ctx: CompileContext): string {
     this.#writeTarget.set(ctx, node.table.name);
     return super.update(node, ctx);
   }
 
-  override delete(node: DeleteNode, ctx: CompileContext): string {
+  protected override delete(node: DeleteNode, ctx: CompileContext): string {
     this.#writeTarget.set(ctx, node.table.name);
     return super.delete(node, ctx);
   }
 
-  override inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
+  protected override inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
     this.checkSubquery(node.subquery.select);
     if (!this.mysql.writeTargetInSubquery && this.#writeTarget.get(ctx) === node.subquery.select.table.name) {
       this.unsupported(
@@ -298,15 +298,15 @@ export class MysqlCompiler extends SqlCompiler {
   }
 
   // ---- conflicts: MySQL has no conflict target, only "any unique key" ---------------------
-  override insertKeyword(node: InsertNode): string {
+  protected override insertKeyword(node: InsertNode): string {
     return node.conflict && ignoresDuplicates(node.conflict) ? "INSERT IGNORE INTO" : "INSERT INTO";
   }
 
-  override defaultValuesSql(): string {
+  protected override defaultValuesSql(): string {
     return "() VALUES ()";
   }
 
-  override conflictClause(conflict: ConflictClause, ctx: CompileContext): string {
+  protected override conflictClause(conflict: ConflictClause, ctx: CompileContext): string {
     if (ignoresDuplicates(conflict)) return "";
     // ON DUPLICATE KEY UPDATE is written there (onDuplicateKey is in the capabilities); a target (or its
     // predicate) is refused there, with the way out in the message.
@@ -314,7 +314,7 @@ export class MysqlCompiler extends SqlCompiler {
   }
 
   /** Deprecated since MySQL 8.0.20 in favour of a row alias, which MariaDB lacks; both still run it. */
-  override excludedSql(column: ColumnMeta): string {
+  protected override excludedSql(column: ColumnMeta): string {
     return `VALUES(${this.quoteIdentifier(column.name)})`;
   }
 
@@ -363,7 +363,7 @@ export class MysqlCompiler extends SqlCompiler {
    * The server strips trailing spaces from ENUM members and then stores "a " as "a" without an error,
    * so such a member cannot be kept as written.
    */
-  enumType(column: ColumnDefinition): string {
+  protected enumType(column: ColumnDefinition): string {
     const values = column.enumValues ?? [];
     const padded = values.find((v) => v.endsWith(" "));
     if (padded !== undefined) {
@@ -375,16 +375,16 @@ export class MysqlCompiler extends SqlCompiler {
     return `enum(${values.map((v) => formatLiteral(v, true)).join(", ")})`;
   }
 
-  override randomUuidSql(): string {
+  protected override randomUuidSql(): string {
     return "uuid()";
   }
 
   /** The enum type itself refuses other values (strict mode, which the driver keeps on). */
-  override enumCheckSql(): undefined {
+  protected override enumCheckSql(): undefined {
     return undefined;
   }
 
-  override indexIfNotExists(): boolean {
+  protected override indexIfNotExists(): boolean {
     return this.mysql.indexIfNotExists;
   }
 

@@ -1,5 +1,5 @@
-import type { Dialect, DialectCapabilities, DriverConnection } from "tempest-db-js";
-import { DIALECT_CONTRACT_VERSION } from "tempest-db-js";
+import type { Dialect, DialectCapabilities, DriverConnection } from "tempest-db-js/dialect";
+import { DIALECT_CONTRACT_VERSION } from "tempest-db-js/dialect";
 import { classifyMysqlError } from "./classify-mysql-error.js";
 import { asMysqlCapabilities, mysqlCapabilities } from "./mysql-capabilities.js";
 import { mysqlCodec } from "./mysql-codec.js";

@@ -9,8 +9,8 @@ import type {
   DriverResult,
   DriverRowStream,
   DriverStreamOptions,
-} from "tempest-db-js";
-import { StreamOpenError } from "tempest-db-js";
+} from "tempest-db-js/dialect";
+import { StreamOpenError } from "tempest-db-js/dialect";
 import { markNoWaitFailure, redactValues } from "./classify-mysql-error.js";
 import type { MysqlServerVersion } from "./mysql-server-version.js";
 import { parseServerVersion } from "./mysql-server-version.js";

@@ -1,4 +1,4 @@
-import type { DropForeignKeyChange } from "tempest-db-js";
+import type { DropForeignKeyChange } from "tempest-db-js/dialect";
 
 /**
  * The index InnoDB made by itself for a foreign key, to drop with the key: the server keeps it after

@@ -9,8 +9,8 @@ import type {
   ModelTableDdl,
   SchemaSnapshot,
   TableSnapshot,
-} from "tempest-db-js";
-import { INTROSPECTOR_VERSION, SCHEMA_SNAPSHOT_VERSION, snapshotColumn } from "tempest-db-js";
+} from "tempest-db-js/dialect";
+import { INTROSPECTOR_VERSION, SCHEMA_SNAPSHOT_VERSION, snapshotColumn } from "tempest-db-js/dialect";
 import { canonicalMysqlSql, mysqlColumnType, mysqlDefault, parseMysqlSql } from "./mysql-schema-text.js";
 
 /**

@@ -1,5 +1,6 @@
-import type { MigrationSupport } from "tempest-db-js";
-import { MIGRATION_SUPPORT_VERSION, sql } from "tempest-db-js";
+import { sql } from "tempest-db-js";
+import type { MigrationSupport } from "tempest-db-js/dialect";
+import { MIGRATION_SUPPORT_VERSION } from "tempest-db-js/dialect";
 
 /**
  * MySQL's and MariaDB's part of the migration runner: a named lock of the lock connection's session

@@ -1,5 +1,5 @@
-import type { ColumnDefaultSnapshot, ColumnKind, ColumnSnapshot, SqlNode } from "tempest-db-js";
-import { canonicalSql, parseSql, printSql, sqlTokens } from "tempest-db-js";
+import type { ColumnDefaultSnapshot, ColumnKind, ColumnSnapshot, SqlNode } from "tempest-db-js/dialect";
+import { canonicalSql, parseSql, printSql, sqlTokens } from "tempest-db-js/dialect";
 
 /**
  * How the MySQL/MariaDB introspector reads SQL texts: COLUMN_TYPE (and the compiler's column

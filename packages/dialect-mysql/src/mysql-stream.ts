@@ -1,5 +1,5 @@
 import type { PoolConnection as CorePoolConnection } from "mysql2";
-import type { DriverQuery, DriverRowStream, DriverStreamOptions } from "tempest-db-js";
+import type { DriverQuery, DriverRowStream, DriverStreamOptions } from "tempest-db-js/dialect";
 
 /**
  * A select read on mysql2's text protocol, the only one it streams: `query()` formats the bound

@@ -1,4 +1,4 @@
-import type { ColumnMeta } from "tempest-db-js";
+import type { ColumnMeta } from "tempest-db-js/dialect";
 
 /**
  * How values travel to and from MySQL/MariaDB. Dates go as UTC `YYYY-MM-DD HH:MM:SS.mmm` text into

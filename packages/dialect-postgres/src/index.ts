@@ -1,4 +1,4 @@
-import { registerDialect } from "tempest-db-js";
+import { registerDialect } from "tempest-db-js/dialect";
 import { postgresDialect } from "./postgres-dialect.js";
 
 registerDialect(postgresDialect);

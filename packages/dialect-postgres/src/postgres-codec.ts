@@ -1,4 +1,4 @@
-import type { ColumnMeta, ValueCodec } from "tempest-db-js";
+import type { ColumnMeta, ValueCodec } from "tempest-db-js/dialect";
 import { decodePostgres, decodesAsIs, encodePostgres } from "./postgres-types.js";
 
 /** PostgreSQL's value codec (see postgres-types for the encodings). */

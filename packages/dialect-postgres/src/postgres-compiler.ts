@@ -9,8 +9,8 @@ import type {
   ParamNode,
   SchemaChange,
   SchemaStep,
-} from "tempest-db-js";
-import { SqlCompiler, ValidationError } from "tempest-db-js";
+} from "tempest-db-js/dialect";
+import { SqlCompiler, ValidationError } from "tempest-db-js/dialect";
 import { postgresCodec } from "./postgres-codec.js";
 import { isoTimestamp } from "./postgres-types.js";
 
@@ -36,7 +36,7 @@ export class PostgresCompiler extends SqlCompiler {
     super("PostgreSQL", capabilities, postgresCodec);
   }
 
-  placeholder(index: number): string {
+  protected placeholder(index: number): string {
     return `$${index}`;
   }
 
@@ -44,7 +44,7 @@ export class PostgresCompiler extends SqlCompiler {
    * PostgreSQL cuts a longer name to its first 63 bytes with only a NOTICE, so two models whose table
    * names share those bytes would silently read and write the same table.
    */
-  override quoteIdentifier(name: string): string {
+  protected override quoteIdentifier(name: string): string {
     if (Buffer.byteLength(name, "utf8") > MAX_IDENTIFIER_BYTES) {
       throw new ValidationError(`Identifier ${JSON.stringify(name)} exceeds ${MAX_IDENTIFIER_BYTES} bytes; PostgreSQL would truncate it.`);
     }
@@ -65,15 +65,15 @@ export class PostgresCompiler extends SqlCompiler {
     );
   }
 
-  nowSql(): string {
+  protected nowSql(): string {
     return "now()";
   }
 
-  nowPlusSecondsSql(seconds: string): string {
+  protected nowPlusSecondsSql(seconds: string): string {
     return `(now() + make_interval(secs => ${seconds}))`;
   }
 
-  override literal(value: unknown, column: ColumnMeta | undefined): string {
+  protected override literal(value: unknown, column: ColumnMeta | undefined): string {
     if (value instanceof Uint8Array) return `'\\x${Buffer.from(value).toString("hex")}'::bytea`;
     if (value instanceof Date) return `'${isoTimestamp(value)}'::timestamptz`;
     return super.literal(value, column);
@@ -84,7 +84,7 @@ export class PostgresCompiler extends SqlCompiler {
    * the database's, and LOWER / UPPER fold A-Z only there (under a libc or ICU locale they fold every
    * letter, which SQLite's built-in ones do not).
    */
-  override textInputSql(sql: string): string {
+  protected override textInputSql(sql: string): string {
     return `(${sql} COLLATE "C")`;
   }
 
@@ -97,7 +97,7 @@ export class PostgresCompiler extends SqlCompiler {
    * exactly once. As a plain IN the planner may choose a semi-join that runs the subquery again,
    * which under SKIP LOCKED can claim more rows than the LIMIT.
    */
-  override inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
+  protected override inSubquery(node: InSubqueryNode, ctx: CompileContext): string {
     const select = node.subquery.select;
     if (select.lock === undefined && select.limit === undefined) return super.inSubquery(node, ctx);
     const inner = this.select(select, this.unqualified(ctx));
@@ -112,7 +112,7 @@ export class PostgresCompiler extends SqlCompiler {
    * parses one parameter instead of hundreds. Kinds whose array text pg might not write exactly,
    * and lists holding expressions, keep `IN (...)`.
    */
-  override inList(node: InListNode, ctx: CompileContext): string {
+  protected override inList(node: InListNode, ctx: CompileContext): string {
     const column = node.column;
     if (ctx.inline || !ARRAY_KINDS.has(column.kind) || !node.values.every((v) => v.kind === "param")) return super.inList(node, ctx);
     const values = node.values.map((v) => this.encodeParam((v as ParamNode).value, column));
@@ -216,7 +216,7 @@ export class PostgresCompiler extends SqlCompiler {
     }
   }
 
-  override randomUuidSql(): string {
+  protected override randomUuidSql(): string {
     return "gen_random_uuid()";
   }
 }

@@ -1,5 +1,5 @@
-import type { ClassifiedError, Dialect, QueryErrorKind } from "tempest-db-js";
-import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
+import type { ClassifiedError, Dialect, QueryErrorKind } from "tempest-db-js/dialect";
+import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js/dialect";
 import { postgresCodec } from "./postgres-codec.js";
 import { PostgresCompiler } from "./postgres-compiler.js";
 import { PostgresDriver } from "./postgres-driver.js";

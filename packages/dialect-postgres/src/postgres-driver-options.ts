@@ -1,4 +1,4 @@
-import { ValidationError } from "tempest-db-js";
+import { ValidationError } from "tempest-db-js/dialect";
 
 /** Options accepted through `createEngine(url, { driver: { ... } })`; any other key goes to `pg.Pool`. */
 export interface PostgresDriverOptions {

@@ -7,8 +7,8 @@ import type {
   DriverResult,
   DriverRowStream,
   DriverStreamOptions,
-} from "tempest-db-js";
-import { UnsupportedFeatureError } from "tempest-db-js";
+} from "tempest-db-js/dialect";
+import { UnsupportedFeatureError } from "tempest-db-js/dialect";
 import { readOptions } from "./postgres-driver-options.js";
 import { postgresRowStream } from "./postgres-stream.js";
 import { postgresTypeParsers } from "./postgres-types.js";

@@ -1,5 +1,6 @@
-import type { MigrationSupport } from "tempest-db-js";
-import { MIGRATION_SUPPORT_VERSION, sql } from "tempest-db-js";
+import { sql } from "tempest-db-js";
+import type { MigrationSupport } from "tempest-db-js/dialect";
+import { MIGRATION_SUPPORT_VERSION } from "tempest-db-js/dialect";
 
 /** The two-key form of the advisory lock, with a first key of its own, so the number cannot collide with an application's one-key locks. */
 const LOCK_CLASS = 0x7e57;

@@ -1,5 +1,5 @@
-import type { ColumnDefaultSnapshot, ColumnKind, ColumnSnapshot, SqlNode } from "tempest-db-js";
-import { canonicalSql, parseSql, printSql } from "tempest-db-js";
+import type { ColumnDefaultSnapshot, ColumnKind, ColumnSnapshot, SqlNode } from "tempest-db-js/dialect";
+import { canonicalSql, parseSql, printSql } from "tempest-db-js/dialect";
 
 /**
  * How PostgreSQL's introspector reads SQL texts: column types (as `format_type` and as the

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { DriverQuery, DriverRowStream, DriverStreamOptions } from "tempest-db-js";
+import type { DriverQuery, DriverRowStream, DriverStreamOptions } from "tempest-db-js/dialect";
 
 let cursorCounter = 0;
 

@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { ColumnMeta } from "tempest-db-js";
+import type { ColumnMeta } from "tempest-db-js/dialect";
 
 /**
  * How values travel to and from PostgreSQL. Dates go as ISO-8601 UTC text (`toISOString()`): pg

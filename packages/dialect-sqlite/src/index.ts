@@ -1,4 +1,4 @@
-import { registerDialect } from "tempest-db-js";
+import { registerDialect } from "tempest-db-js/dialect";
 import { sqliteDialect } from "./sqlite-dialect.js";
 
 registerDialect(sqliteDialect);

@@ -1,4 +1,4 @@
-import type { ValueCodec } from "tempest-db-js";
+import type { ValueCodec } from "tempest-db-js/dialect";
 import { decodeSqlite, decodesAsIs, encodeSqlite, encodesAsIs } from "./sqlite-types.js";
 
 /** SQLite's value codec (see sqlite-types for the encodings). */

@@ -1,3 +1,4 @@
+import type { DatetimeField, IntervalUnit, SqlPart, TruncUnit } from "tempest-db-js";
 import type {
   AddedColumn,
   BeginOptions,
@@ -5,19 +6,15 @@ import type {
   ColumnKind,
   ColumnMeta,
   CompileContext,
-  DatetimeField,
   DialectCapabilities,
   DropTableChange,
   InListNode,
-  IntervalUnit,
   LockClause,
   ParamNode,
   SchemaChange,
   SchemaStep,
-  SqlPart,
-  TruncUnit,
-} from "tempest-db-js";
-import { jsonArrayText, LONG_LIST, SqlCompiler } from "tempest-db-js";
+} from "tempest-db-js/dialect";
+import { jsonArrayText, LONG_LIST, SqlCompiler } from "tempest-db-js/dialect";
 import { sqliteCodec } from "./sqlite-codec.js";
 
 /** The text `Date.toISOString()` writes, so stored and database-made times compare as text. */
@@ -51,7 +48,7 @@ export class SqliteCompiler extends SqlCompiler {
     super("SQLite", capabilities, sqliteCodec);
   }
 
-  placeholder(): string {
+  protected placeholder(): string {
     return "?";
   }
 
@@ -63,11 +60,11 @@ export class SqliteCompiler extends SqlCompiler {
     );
   }
 
-  nowSql(): string {
+  protected nowSql(): string {
     return `${ISO_NOW})`;
   }
 
-  nowPlusSecondsSql(seconds: string): string {
+  protected nowPlusSecondsSql(seconds: string): string {
     // `||` binds tighter than any arithmetic in SQLite: an expression operand needs parentheses.
     const operand = /^(\?|-?\d+(\.\d+)?)$/.test(seconds) ? seconds : `(${seconds})`;
     return `${ISO_NOW},(${operand} || ' seconds'))`;
@@ -97,17 +94,17 @@ export class SqliteCompiler extends SqlCompiler {
   }
 
   /** SQLite has no default LIKE escape character; PostgreSQL and MySQL use backslash, so say so. */
-  override likeSql(left: string, right: string): string {
+  protected override likeSql(left: string, right: string): string {
     return `${left} LIKE ${right} ESCAPE '\\'`;
   }
 
   /** ASCII case folding, like SQLite's own LIKE; other letters need the ICU extension. */
-  override ilikeSql(left: string, right: string): string {
+  protected override ilikeSql(left: string, right: string): string {
     return `LOWER(${left}) LIKE LOWER(${right}) ESCAPE '\\'`;
   }
 
   /** SQLite has no OFFSET without LIMIT; a negative LIMIT means none. */
-  override limitOffset(limit: number | undefined, offset: number | undefined): string {
+  protected override limitOffset(limit: number | undefined, offset: number | undefined): string {
     if (limit === undefined && offset !== undefined) return ` LIMIT -1 OFFSET ${offset}`;
     return super.limitOffset(limit, offset);
   }
@@ -124,12 +121,12 @@ export class SqliteCompiler extends SqlCompiler {
   }
 
   /** Always an error, whatever the options: a lock that silently does not exist loses rows under load. */
-  override lockClause(lock: LockClause): string {
+  protected override lockClause(lock: LockClause): string {
     return this.unsupported(lock.strength === "update" ? "row locks (forUpdate)" : "shared row locks (forShare)", NO_ROW_LOCKS_HINT);
   }
 
   // ---- typed expressions (see ExpressionCompiler) -----------------------------------------
-  override expressionTypeSql(kind: ColumnKind): string {
+  protected override expressionTypeSql(kind: ColumnKind): string {
     switch (kind) {
       case "integer":
       case "bigint":
@@ -143,12 +140,12 @@ export class SqliteCompiler extends SqlCompiler {
   }
 
   /** Numbers bind typed (a JavaScript number would be a REAL); everything else is stored as it binds. */
-  override typedParamSql(sql: string, kind: ColumnKind): string {
+  protected override typedParamSql(sql: string, kind: ColumnKind): string {
     return kind === "integer" || kind === "bigint" || kind === "real" ? `CAST(${sql} AS ${this.expressionTypeSql(kind)})` : sql;
   }
 
   /** Integers are 64-bit already. */
-  override wideIntegerSql(sql: string): string {
+  protected override wideIntegerSql(sql: string): string {
     return sql;
   }
 
@@ -159,33 +156,33 @@ export class SqliteCompiler extends SqlCompiler {
    * an order never reads the rounded value. The subquery is the way to name the value once without
    * writing its text (and binding its placeholders) twice.
    */
-  override checkedIntegerSql(sql: string): string {
+  protected override checkedIntegerSql(sql: string): string {
     return `(SELECT CASE WHEN typeof(v) = 'real' THEN abs(-9223372036854775807 - 1 + 0 * length(v)) ELSE v END FROM (SELECT ${sql} AS v))`;
   }
 
   /** CAST to INTEGER truncates toward zero. */
-  override truncateToIntegerSql(sql: string): string {
+  protected override truncateToIntegerSql(sql: string): string {
     return `CAST(${sql} AS INTEGER)`;
   }
 
-  override extremeSkipsNulls(): boolean {
+  protected override extremeSkipsNulls(): boolean {
     return false;
   }
 
   /** The scalar MAX / MIN of several arguments: NULL when any is. */
-  override extremeSql(fn: "greatest" | "least", args: readonly string[]): string {
+  protected override extremeSql(fn: "greatest" | "least", args: readonly string[]): string {
     return `${fn === "greatest" ? "MAX" : "MIN"}(${args.join(", ")})`;
   }
 
   // ---- dates and times: ISO-8601 UTC text, read and written by strftime -------------------------
-  override datetimeTruncSql(unit: TruncUnit, value: SqlPart): string {
+  protected override datetimeTruncSql(unit: TruncUnit, value: SqlPart): string {
     // The Monday on or before the day: back six days, then forward to the next Monday (or stay).
     if (unit === "week") return `strftime('%Y-%m-%dT00:00:00.000Z', ${value()}, '-6 days', 'weekday 1')`;
     return `strftime('${SQLITE_TRUNC[unit]}', ${value()})`;
   }
 
   /** ISO weeks by their Thursday (which lies in the week's ISO year): %V and %G need SQLite 3.46. */
-  override datetimeFieldSql(field: Exclude<DatetimeField, "epoch">, value: SqlPart): string {
+  protected override datetimeFieldSql(field: Exclude<DatetimeField, "epoch">, value: SqlPart): string {
     switch (field) {
       case "isoDayOfWeek":
         return `((CAST(strftime('%w', ${value()}) AS INTEGER) + 6) % 7 + 1)`;
@@ -199,12 +196,12 @@ export class SqliteCompiler extends SqlCompiler {
   }
 
   /** julianday counts whole milliseconds inside; rounding undoes the floating point of the day fraction. */
-  override epochMillisSql(value: SqlPart): string {
+  protected override epochMillisSql(value: SqlPart): string {
     return `CAST(ROUND((julianday(${value()}) - 2440587.5) * 86400000) AS INTEGER)`;
   }
 
   /** A strftime modifier; 'floor' makes January 31 plus a month February's last day (SQLite 3.46). */
-  override datetimeShiftSql(value: SqlPart, amount: SqlPart, unit: IntervalUnit): string {
+  protected override datetimeShiftSql(value: SqlPart, amount: SqlPart, unit: IntervalUnit): string {
     const v = value();
     // `||` binds tighter than arithmetic: the amount is parenthesized.
     const n = `(${amount()})`;
@@ -227,7 +224,7 @@ export class SqliteCompiler extends SqlCompiler {
     }
   }
 
-  columnType(column: ColumnDefinition): string {
+  protected columnType(column: ColumnDefinition): string {
     switch (column.kind) {
       case "integer":
       case "bigint":
@@ -362,7 +359,7 @@ export class SqliteCompiler extends SqlCompiler {
   }
 
   /** SQLite has no uuid function: `defaultRandom()` columns are filled by the insert builder. */
-  override randomUuidSql(): undefined {
+  protected override randomUuidSql(): undefined {
     return undefined;
   }
 }

@@ -1,5 +1,5 @@
-import type { Dialect, DialectCapabilities, DriverConnection } from "tempest-db-js";
-import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js";
+import type { Dialect, DialectCapabilities, DriverConnection } from "tempest-db-js/dialect";
+import { DIALECT_CONTRACT_VERSION, defineCapabilities } from "tempest-db-js/dialect";
 import { classifySqliteError } from "./classify-sqlite-error.js";
 import { sqliteCodec } from "./sqlite-codec.js";
 import { SqliteCompiler } from "./sqlite-compiler.js";

@@ -7,8 +7,8 @@ import type {
   DriverResult,
   DriverRowStream,
   DriverStreamOptions,
-} from "tempest-db-js";
-import { StreamOpenError, ValidationError } from "tempest-db-js";
+} from "tempest-db-js/dialect";
+import { StreamOpenError, ValidationError } from "tempest-db-js/dialect";
 import { classifySqliteError } from "./classify-sqlite-error.js";
 import { SqliteStatements, setModes } from "./sqlite-statements.js";
 import { sqliteRowStream } from "./sqlite-stream.js";

@@ -13,7 +13,7 @@ import type {
   SchemaSnapshot,
   SqlToken,
   TableSnapshot,
-} from "tempest-db-js";
+} from "tempest-db-js/dialect";
 import {
   canonicalSql,
   closingParen,
@@ -24,7 +24,7 @@ import {
   snapshotColumn,
   splitTopLevel,
   sqlTokens,
-} from "tempest-db-js";
+} from "tempest-db-js/dialect";
 
 /**
  * SQLite's introspector: `sqlite_master` and the pragma table functions (table_xinfo, index_list,

@@ -1,5 +1,5 @@
-import type { MigrationSupport } from "tempest-db-js";
-import { MIGRATION_SUPPORT_VERSION } from "tempest-db-js";
+import type { MigrationSupport } from "tempest-db-js/dialect";
+import { MIGRATION_SUPPORT_VERSION } from "tempest-db-js/dialect";
 
 /**
  * SQLite's part of the migration runner: one writer at a time is the database's own rule, so each

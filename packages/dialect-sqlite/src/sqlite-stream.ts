@@ -1,4 +1,4 @@
-import type { DriverRowStream } from "tempest-db-js";
+import type { DriverRowStream } from "tempest-db-js/dialect";
 
 /**
  * One better-sqlite3 `iterate()` read a batch at a time. The statement starts on the first next(),

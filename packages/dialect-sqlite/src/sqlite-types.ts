@@ -1,5 +1,5 @@
-import type { ColumnMeta } from "tempest-db-js";
-import { TempestError, ValidationError } from "tempest-db-js";
+import type { ColumnMeta } from "tempest-db-js/dialect";
+import { TempestError, ValidationError } from "tempest-db-js/dialect";
 import { decodeNumeric, encodeNumeric } from "./sqlite-numeric.js";
 
 /**

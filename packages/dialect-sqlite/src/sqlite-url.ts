@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { ValidationError } from "tempest-db-js";
+import { ValidationError } from "tempest-db-js/dialect";
 
 /** Where an SQLite URL points: a file path for better-sqlite3, or a private in-memory database. */
 export interface SqliteTarget {

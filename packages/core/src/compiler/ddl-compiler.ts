@@ -53,7 +53,7 @@ export abstract class DdlCompiler extends ConditionCompiler {
    * dialect's SQL text, foreign keys resolved to table and column names. CREATE TABLE of a model is
    * CREATE TABLE of this snapshot. Not normalised as an introspector reads a live schema.
    */
-  tableSnapshot(meta: TableMeta): TableSnapshot {
+  protected tableSnapshot(meta: TableMeta): TableSnapshot {
     return this.modelSnapshot(meta, true);
   }
 

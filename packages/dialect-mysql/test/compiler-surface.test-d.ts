@@ -1,0 +1,7 @@
+import type { SqlCompiler } from "tempest-db-js/dialect";
+import { expectTypeOf, test } from "vitest";
+import type { MysqlCompiler } from "../src/mysql-compiler.js";
+
+test("the compiler's public members are the base compiler's: each hook it overrides stays protected", () => {
+  expectTypeOf<keyof MysqlCompiler>().toEqualTypeOf<keyof SqlCompiler>();
+});
