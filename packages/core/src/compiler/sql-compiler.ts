@@ -64,6 +64,24 @@ export abstract class SqlCompiler extends RelationCompiler {
     return [["BEGIN", ...modes.filter(Boolean)].join(" ")];
   }
 
+  /** Ends a transaction; the engine sends it when the callback settled with every statement done. */
+  commitSql(): string {
+    return "COMMIT";
+  }
+
+  /** Undoes a transaction; also sent after a failed COMMIT, which can leave the transaction open (SQLite busy). */
+  rollbackSql(): string {
+    return "ROLLBACK";
+  }
+
+  /**
+   * Whether the command tag the driver reports for `commitSql()` says the server rolled back instead:
+   * PostgreSQL answers COMMIT in an aborted transaction with the tag ROLLBACK and no error.
+   */
+  commitRolledBack(tag: string | undefined): boolean {
+    return tag === "ROLLBACK";
+  }
+
   savepointSql(name: string): string {
     return `SAVEPOINT ${this.quoteIdentifier(name)}`;
   }

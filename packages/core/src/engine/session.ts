@@ -130,7 +130,7 @@ export class Session extends BaseExecutor {
     const guard = new TransactionGuard(core, tx.lane, connection);
     const rollback = async (): Promise<void> => {
       try {
-        await runSql(core, connection, "ROLLBACK");
+        await runSql(core, connection, core.compiler.rollbackSql());
       } catch {
         broken = true; // A connection that cannot roll back is not returned to the pool.
       }
@@ -172,15 +172,14 @@ export class Session extends BaseExecutor {
       attempt.commitSent = true;
       let tag: string | undefined;
       try {
-        tag = await runSql(core, connection, "COMMIT");
+        tag = await runSql(core, connection, core.compiler.commitSql());
       } catch (error) {
         if (ConnectionError.isInstance(error)) throw commitOutcomeUnknown(error);
         // A failed COMMIT can leave the transaction open (SQLite busy): never pool it that way.
         await rollback();
         throw error;
       }
-      // PostgreSQL answers COMMIT in an aborted transaction with the tag ROLLBACK and no error.
-      if (tag === "ROLLBACK") {
+      if (core.compiler.commitRolledBack(tag)) {
         throw new TransactionFailedError(
           "The server rolled this transaction back instead of committing it: a statement in it failed without the engine seeing the error.",
           undefined,
