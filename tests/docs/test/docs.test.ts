@@ -132,6 +132,7 @@ describe("the TypeScript blocks of docs/*.md and README.md", () => {
     const api = readFileSync(join(docsDir, "api.md"), "utf8");
     const packages = [
       "tempest-db-js",
+      "tempest-db-js/dialect",
       "tempest-db-js/testing",
       "@tempest-db-js/dialect-postgres",
       "@tempest-db-js/dialect-postgres/testing",
