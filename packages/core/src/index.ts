@@ -206,7 +206,7 @@ export { ReservedSession } from "./engine/reserved-session.js";
 export type { StreamOptions } from "./engine/row-stream.js";
 export { RowStream } from "./engine/row-stream.js";
 export { Session } from "./engine/session.js";
-export { Transaction } from "./engine/transaction.js";
+export { isTransaction, Transaction } from "./engine/transaction.js";
 export * from "./errors.js";
 export type { ExpressionAggregateOptions, ExpressionFunctions, SumOfKind } from "./expression/fn.js";
 export { col, fn } from "./expression/fn.js";

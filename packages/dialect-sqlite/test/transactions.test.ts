@@ -1,5 +1,5 @@
 import type { QueryEvent, TransactionHandle } from "tempest-db-js";
-import { ConstraintViolationError, insert, QueryError, select, sql, update, ValidationError } from "tempest-db-js";
+import { ConstraintViolationError, insert, isTransaction, QueryError, select, sql, update, ValidationError } from "tempest-db-js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { TestDatabase } from "./support/engines.js";
 import { deferred, openDatabase, targets } from "./support/engines.js";
@@ -19,6 +19,16 @@ describe.each(targets)("transactions on a %s database", (target) => {
   afterEach(() => db.close());
 
   const read = async () => (await db.engine.execute(select(Counter, ["value"]).where({ id: 1 })).one()).value;
+
+  it("isTransaction: true for a transaction handle at any depth, false for the engine and for look-alikes", async () => {
+    const { engine } = db;
+    expect(isTransaction(engine)).toBe(false);
+    expect(isTransaction({ depth: 1, execute: () => undefined })).toBe(false);
+    expect(isTransaction(null)).toBe(false);
+    const seen = await engine.transaction(async (tx) => [isTransaction(tx), await tx.transaction(async (nested) => isTransaction(nested))]);
+    expect(seen).toEqual([true, true]);
+    expect(await engine.reserve(async (session) => isTransaction(session))).toBe(false);
+  });
 
   it("concurrent engine.transaction() calls are serialized on the one connection: no lost update, no nested BEGIN", async () => {
     const { engine } = db;

@@ -1,5 +1,5 @@
-import type { Executor, ModelClass, TransactionHandle } from "tempest-db-js";
-import { insert, op, select, sql, update, ValidationError } from "tempest-db-js";
+import type { Executor, ModelClass } from "tempest-db-js";
+import { insert, isTransaction, op, select, sql, update, ValidationError } from "tempest-db-js";
 import { claimPlan } from "./claim-batch.js";
 import { enqueue } from "./enqueue.js";
 import { nextTick, planTicks } from "./plan-ticks.js";
@@ -166,6 +166,6 @@ async function ensureStateRows(db: Executor, State: ScheduleStateModel, list: re
       : base.ignoreDuplicates();
   await retryStatement(db, () => db.execute(statement).rowsAffected());
   // Inside a caller's transaction the rows exist only if it commits: look again next time.
-  if (typeof (db as Partial<TransactionHandle>).depth === "number") return;
+  if (isTransaction(db)) return;
   for (const row of missing) names.add(row.name);
 }

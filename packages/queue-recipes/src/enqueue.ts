@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Executor, InferInsert, ModelClass, TransactionHandle } from "tempest-db-js";
-import { insert, isExpression, op, select, sql, ValidationError } from "tempest-db-js";
+import type { Executor, InferInsert, ModelClass } from "tempest-db-js";
+import { insert, isExpression, isTransaction, op, select, sql, ValidationError } from "tempest-db-js";
 import { chunk } from "./chunk.js";
 import { noteQueuedPriorities } from "./claim-levels.js";
 import type { QueueOptions } from "./queue-options.js";
@@ -109,10 +109,6 @@ export async function enqueue<M extends ModelClass<any>>(
     await db.notify(q.channel, String(inserted.length));
   }
   return { inserted, duplicates };
-}
-
-function isTransaction(db: Executor): boolean {
-  return typeof (db as Partial<TransactionHandle>).depth === "number";
 }
 
 interface Chunk {

@@ -1,5 +1,5 @@
-import type { Executor, TransactionHandle } from "tempest-db-js";
-import { RetryableTransactionError } from "tempest-db-js";
+import type { Executor } from "tempest-db-js";
+import { isTransaction, RetryableTransactionError } from "tempest-db-js";
 import { TRANSACTION_RETRIES } from "./run-claim-transaction.js";
 
 /**
@@ -8,7 +8,7 @@ import { TRANSACTION_RETRIES } from "./run-claim-transaction.js";
  * would be wrong — the transaction is already rolled back — so the error goes to the caller.
  */
 export async function retryStatement<T>(db: Executor, run: () => Promise<T>): Promise<T> {
-  const inTransaction = typeof (db as Partial<TransactionHandle>).depth === "number";
+  const inTransaction = isTransaction(db);
   for (let attempt = 0; ; attempt++) {
     try {
       return await run();

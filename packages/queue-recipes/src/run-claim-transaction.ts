@@ -1,11 +1,8 @@
 import type { Executor, TransactionHandle } from "tempest-db-js";
+import { isTransaction } from "tempest-db-js";
 
 /** Whole-transaction retries on deadlock / serialization failure / lock-wait timeout. */
 export const TRANSACTION_RETRIES = 8;
-
-function isTransaction(db: Executor): db is TransactionHandle {
-  return typeof (db as Partial<TransactionHandle>).depth === "number";
-}
 
 /**
  * Runs `fn` in a transaction of its own, retried whole when the server reports a deadlock or a

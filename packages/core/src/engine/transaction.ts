@@ -38,6 +38,20 @@ interface Lane {
   lost: StreamEndedTransactionError | undefined;
 }
 
+const TRANSACTION = Symbol.for("tempest-db-js.transaction");
+
+/**
+ * Whether `executor` is a transaction handle (the callback's `tx`, at any depth) rather than an engine
+ * or a reserved session: code given "an executor" runs its statements there as they are, where it
+ * would otherwise open a transaction of its own. Read from a brand on the class's prototype, so a
+ * transaction of another copy of this package answers true as well, and a plain object with a
+ * `depth` never does.
+ */
+export function isTransaction(executor: unknown): executor is TransactionHandle {
+  if (executor instanceof Transaction) return true;
+  return typeof executor === "object" && executor !== null && (executor as Record<symbol, unknown>)[TRANSACTION] === true;
+}
+
 /**
  * A transaction bound to one connection. `transaction()` inside it opens a savepoint.
  *
@@ -58,6 +72,10 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
   #child: Promise<unknown> | undefined;
   /** The streams opened on this handle and not yet ended, each by its close function. */
   readonly #streams = new Set<() => Promise<void>>();
+
+  static {
+    Object.defineProperty(this.prototype, TRANSACTION, { value: true });
+  }
 
   constructor(core: EngineCore, connection: DriverConnection, depth: number, parent?: Transaction) {
     super(core);
