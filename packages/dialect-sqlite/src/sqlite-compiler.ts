@@ -1,4 +1,3 @@
-import type { DatetimeField, IntervalUnit, SqlPart, TruncUnit } from "tempest-db-js";
 import type {
   AddedColumn,
   BeginOptions,
@@ -6,13 +5,17 @@ import type {
   ColumnKind,
   ColumnMeta,
   CompileContext,
+  DatetimeField,
   DialectCapabilities,
   DropTableChange,
   InListNode,
+  IntervalUnit,
   LockClause,
   ParamNode,
   SchemaChange,
   SchemaStep,
+  SqlPart,
+  TruncUnit,
 } from "tempest-db-js/dialect";
 import { jsonArrayText, LONG_LIST, SqlCompiler } from "tempest-db-js/dialect";
 import { sqliteCodec } from "./sqlite-codec.js";

@@ -22,6 +22,16 @@ export type {
 } from "../ast/condition-node.js";
 export type { CteBody, CteNode } from "../ast/cte-node.js";
 export type {
+  DatetimeDiffNode,
+  DatetimeField,
+  DatetimeFieldNode,
+  DatetimeNode,
+  DatetimeShiftNode,
+  DatetimeTruncNode,
+  IntervalUnit,
+  TruncUnit,
+} from "../ast/datetime-node.js";
+export type {
   AggregateOfNode,
   ArithmeticNode,
   ArithmeticOperator,
@@ -123,6 +133,7 @@ export { passThroughCodec } from "../codec/value-codec.js";
 export type { ColumnDefinition } from "../compiler/column-definition.js";
 export { isKeyed } from "../compiler/column-definition.js";
 export type { CompileContext, CompiledQuery, PlaceholderSlot } from "../compiler/compiled-query.js";
+export type { SqlPart } from "../compiler/datetime-compiler.js";
 export type { AddedColumn } from "../compiler/ddl-compiler.js";
 export { formatLiteral } from "../compiler/format-literal.js";
 export { jsonArrayText, LONG_LIST } from "../compiler/json-list.js";
