@@ -1,6 +1,5 @@
 import type { DatetimeField, IntervalUnit, TruncUnit } from "../ast/datetime-node.js";
 import type { Expression } from "../ast/expression.js";
-import type { ExpressionAggregateOptions, SumOfKind } from "../expression/fn.js";
 import type { ColumnKind } from "../schema/column-meta.js";
 import type {
   AnyOperand,
