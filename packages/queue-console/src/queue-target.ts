@@ -11,7 +11,7 @@ export interface QueueTarget {
 }
 
 /** The guide's `Outbound` model on a table of that name (snake_case columns). */
-function guideModel(tablename: string): ModelClass<any> {
+export function guideModel(tablename: string): ModelClass<any> {
   return class Outbound extends Model {
     static tablename = tablename;
     static naming = "snake_case";

@@ -1,22 +1,11 @@
 import { claimBatch, enqueue, ensureQueueSchema, markFailed, markSent, withQueueFeatures } from "@tempest-db-js/queue-recipes";
 import type { Engine, ModelClass } from "tempest-db-js";
-import { column, dropTable, Model, select } from "tempest-db-js";
+import { dropTable, select } from "tempest-db-js";
+import { guideModel } from "../../src/queue-target.js";
 
 /** The guide's model on a table of the test's own, with every optional queue column. */
 export function consoleModel(tablename: string): ModelClass<any> {
-  return withQueueFeatures(
-    class Outbound extends Model {
-      static tablename = tablename;
-      static naming = "snake_case";
-      id = column.uuid().primaryKey();
-      consumer = column.text().notNull();
-      idempotencyKey = column.text();
-      status = column.enum("queued", "sending", "sent", "failed").notNull();
-      attempts = column.integer().notNull().default(0);
-      nextAttemptAt = column.datetime().notNull();
-      updatedAt = column.datetime();
-    },
-  );
+  return withQueueFeatures(guideModel(tablename));
 }
 
 /**
