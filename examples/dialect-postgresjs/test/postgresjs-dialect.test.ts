@@ -27,12 +27,12 @@ describe("the postgres.js example dialect", () => {
     await engine.close();
   });
 
-  it("imports nothing but tempest-db-js's public entry point and its own driver", () => {
+  it("imports nothing but tempest-db-js's public entry points and its own driver", () => {
     const src = join(import.meta.dirname, "../src");
     for (const file of readdirSync(src)) {
       const imports = [...readFileSync(join(src, file), "utf8").matchAll(/from "([^"]+)"/g)].map((m) => m[1]);
       for (const specifier of imports)
-        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(tempest-db-js|postgres|\.\/[\w-]+\.js)$/);
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(tempest-db-js|tempest-db-js\/dialect|postgres|\.\/[\w-]+\.js)$/);
     }
   });
 
