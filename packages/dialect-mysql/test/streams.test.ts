@@ -43,8 +43,14 @@ afterAll(async () => {
 
 /** Reads one row, then lets the iterator go without break, return() or throw. */
 async function readOneAndDrop(rows: AsyncIterable<unknown>): Promise<void> {
+  await readOne(rows);
+}
+
+/** Reads one row and returns the iterator, for a test that must check the stream before dropping it. */
+async function readOne(rows: AsyncIterable<unknown>): Promise<AsyncIterator<unknown>> {
   const iterator = rows[Symbol.asyncIterator]();
   await iterator.next();
+  return iterator;
 }
 
 /** Wide rows that do not fit the socket buffers, so the server is still sending when the client pauses. */
@@ -131,8 +137,10 @@ describe("MySQL streams (mysql2 text protocol)", () => {
   it("an iterator dropped mid-read is closed once collected: its connection is destroyed and the server stops sending", async () => {
     const marker = `tempest_abandoned_${process.pid}`;
     const running = runningOn(testEngine({ poolSize: 1 }), marker);
-    await readOneAndDrop(engine.stream(wideQuery(marker), { batchSize: 50 }));
+    // Held until the server is seen running it: a collection before that check would close it early.
+    const held: { iterator?: AsyncIterator<unknown> } = { iterator: await readOne(engine.stream(wideQuery(marker), { batchSize: 50 })) };
     expect(await running()).toBe(1);
+    held.iterator = undefined;
     expect(await collectGarbageUntil(async () => (await running()) === 0)).toBe(true);
     expect(await engine.execute(select(StreamItem).where({ id: 1 })).all()).toHaveLength(1);
   });
