@@ -52,7 +52,8 @@ try {
     if (browser) down.push(browser);
     for (const problem of down) log(`unreachable: ${problem}`);
     if (down.length > 0) {
-      if (process.env.CI && process.env.CI !== "false") fail("CI=true: every test server must be reachable (and the test browser installed)");
+      if (process.env.CI && process.env.CI !== "false")
+        fail("CI=true: every test server must be reachable (and the test browser installed)");
       log("the tests that need these servers will fail");
     }
   }
