@@ -30,6 +30,25 @@ describe.each(targets)("transactions on a %s database", (target) => {
     expect(await engine.reserve(async (session) => isTransaction(session))).toBe(false);
   });
 
+  it("engineKey: one empty, frozen object per engine, shared by its transactions, savepoints and sessions", async () => {
+    const { engine } = db;
+    const key = engine.engineKey;
+    expect(Object.isFrozen(key)).toBe(true);
+    expect(Object.keys(key)).toEqual([]);
+    expect(Object.getPrototypeOf(key)).toBeNull();
+    const keys = await engine.transaction(async (tx) => [tx.engineKey, await tx.transaction(async (nested) => nested.engineKey)]);
+    expect(keys).toEqual([key, key]);
+    expect(keys[0]).toBe(key);
+    expect(keys[1]).toBe(key);
+    expect(await engine.reserve(async (session) => session.engineKey)).toBe(key);
+    const other = openDatabase(target);
+    try {
+      expect(other.engine.engineKey).not.toBe(key);
+    } finally {
+      other.close();
+    }
+  });
+
   it("concurrent engine.transaction() calls are serialized on the one connection: no lost update, no nested BEGIN", async () => {
     const { engine } = db;
     // A read-modify-write with an await in the middle loses updates if two transactions interleave.

@@ -27,7 +27,7 @@ const cache = new WeakMap<object, WeakMap<QueueTable, Cached>>();
  * value new to the table is claimed within that time, and at once when it was queued through this engine.
  */
 export async function queuedLevels(db: Executor, q: QueueTable): Promise<Levels> {
-  const owner = ((db as { core?: object }).core ?? db) as object;
+  const owner = db.engineKey;
   let byTable = cache.get(owner);
   const hit = byTable?.get(q);
   const now = Date.now();
@@ -61,7 +61,7 @@ export async function queuedLevels(db: Executor, q: QueueTable): Promise<Levels>
 
 /** After an enqueue here: a priority the cache does not hold makes the next claim read them again. */
 export function noteQueuedPriorities(db: Executor, q: QueueTable, rows: readonly Record<string, unknown>[]): void {
-  const byTable = cache.get(((db as { core?: object }).core ?? db) as object);
+  const byTable = cache.get(db.engineKey);
   const hit = byTable?.get(q);
   if (!hit) return;
   const known = hit.levels.values;

@@ -150,7 +150,7 @@ const known = new WeakMap<object, Map<string, Set<string>>>();
  * exist. Outside the pass's transaction: a row another process holds locked must not be waited for.
  */
 async function ensureStateRows(db: Executor, State: ScheduleStateModel, list: readonly CompiledSchedule[]): Promise<void> {
-  const owner = ((db as { core?: object }).core ?? db) as object;
+  const owner = db.engineKey;
   let tables = known.get(owner);
   if (!tables) known.set(owner, (tables = new Map()));
   let names = tables.get(State.tablename);

@@ -230,7 +230,7 @@ const checked = new WeakMap<object, Set<string>>();
  * INSERT IGNORE). Checked once per engine and table; a dialect without a catalog query is not checked.
  */
 export async function assertIdempotencyIndex(db: Executor, q: QueueTable): Promise<void> {
-  const owner = ((db as { core?: object }).core ?? db) as object;
+  const owner = db.engineKey;
   let tables = checked.get(owner);
   if (tables?.has(q.meta.name)) return;
   let rows: TableDescriptionRow[];

@@ -48,6 +48,8 @@ export class EngineCore {
   /** The URL and its password: hidden from every error, whatever logParams says. */
   readonly #urlSecrets: readonly string[];
   compiler: SqlCompiler;
+  /** An empty object standing for this engine in callers' caches (`Executor.engineKey`): it reveals nothing. */
+  readonly key: object = Object.freeze(Object.create(null));
   #driver: Driver | undefined;
   #inspected: Promise<void> | undefined;
   /** ready() has resolved: statements may skip awaiting it. */

@@ -39,6 +39,11 @@ export interface Executor {
   notify(channel: string, payload: string): Promise<void>;
   readonly capabilities: DialectCapabilities;
   readonly dialectName: string;
+  /**
+   * One object per engine, the same for the engine and every transaction and session opened on it:
+   * a key for caches kept per database (a `WeakMap`), which holds nothing of the engine's own.
+   */
+  readonly engineKey: object;
 }
 
 /** The transaction type seen by callbacks (declared here to avoid an import cycle). */
@@ -66,6 +71,10 @@ export abstract class BaseExecutor implements Executor {
 
   get dialectName(): string {
     return this.core.dialect.name;
+  }
+
+  get engineKey(): object {
+    return this.core.key;
   }
 
   /** No URL password, pool or connection object (which hold credentials) in JSON.stringify. */
