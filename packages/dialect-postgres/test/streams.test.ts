@@ -34,8 +34,14 @@ async function sessionIsClean(): Promise<boolean> {
 
 /** Reads one row, then lets the iterator go without break, return() or throw. */
 async function readOneAndDrop(rows: AsyncIterable<unknown>): Promise<void> {
+  await readOne(rows);
+}
+
+/** Reads one row and returns the iterator, for a test that must check the stream before dropping it. */
+async function readOne(rows: AsyncIterable<unknown>): Promise<AsyncIterator<unknown>> {
   const iterator = rows[Symbol.asyncIterator]();
   await iterator.next();
+  return iterator;
 }
 
 beforeAll(async () => {
@@ -106,8 +112,10 @@ describe("PostgreSQL streams (server-side cursors)", () => {
     // The engine's one connection came back rolled back, with no cursor open.
     expect(await sessionIsClean()).toBe(true);
     await engine.transaction(async (tx) => {
-      await readOneAndDrop(tx.stream(ordered, { batchSize: 100 }));
+      // Held until its cursor is seen open: a collection before that check would close it early.
+      const held: { iterator?: AsyncIterator<unknown> } = { iterator: await readOne(tx.stream(ordered, { batchSize: 100 })) };
       expect((await tx.execute(sql.raw("SELECT count(*)::int AS n FROM pg_cursors")).one()).n).toBe(1);
+      held.iterator = undefined;
       expect(await collectGarbageUntil(() => ended() === 2)).toBe(true);
       expect((await tx.execute(sql.raw("SELECT count(*)::int AS n FROM pg_cursors")).one()).n).toBe(0);
       await tx.execute(insert(StreamLog).values({ id: 300_000 })).rowsAffected();

@@ -20,8 +20,13 @@ function ran(statement: Promise<unknown>): Promise<boolean> {
 
 /** Reads one row, then lets the iterator go without break, return() or throw. */
 async function readOneAndDrop(rows: AsyncIterable<unknown>): Promise<unknown> {
+  return (await readOne(rows)).first;
+}
+
+/** Reads one row and returns it with the iterator, for a test that must check the stream before dropping it. */
+async function readOne(rows: AsyncIterable<unknown>): Promise<{ first: unknown; iterator: AsyncIterator<unknown> }> {
   const iterator = rows[Symbol.asyncIterator]();
-  return (await iterator.next()).value;
+  return { first: (await iterator.next()).value, iterator };
 }
 
 describe.each(targets)("streams on a %s database", (target) => {
@@ -113,9 +118,14 @@ describe.each(targets)("streams on a %s database", (target) => {
 
   it("an iterator dropped mid-read keeps the connection busy only until it is collected; then the engine goes on", async () => {
     const { engine } = db;
-    expect(await readOneAndDrop(engine.stream(ordered, { batchSize: 10 }))).toEqual({ id: 1, value: 0 });
+    // Held until the connection is seen busy: a collection before that check would free it early.
+    const held: { read?: { first: unknown; iterator: AsyncIterator<unknown> } } = {
+      read: await readOne(engine.stream(ordered, { batchSize: 10 })),
+    };
+    expect(held.read?.first).toEqual({ id: 1, value: 0 });
     const free = () => ran(engine.execute(select(Counter, ["id"]).where({ id: 2 })).all());
     expect(await free()).toBe(false);
+    held.read = undefined;
     expect(await collectGarbageUntil(free)).toBe(true);
     expect(await engine.execute(insert(Counter).values({ id: 9996, value: 1 })).rowsAffected()).toBe(1);
   });
