@@ -26,6 +26,26 @@ export function nestingOf(node: SelectNode): RowNesting | undefined {
   return nesting;
 }
 
+/**
+ * How a relation level's rows nest: the related row's columns, then the link after them, as
+ * `{ row, link }`, so the row decodes exactly as a plain select's. Made once per projection, in the
+ * same cache as the joined selects' nestings (the two never share a projection).
+ */
+export function linkedRowNesting(columns: readonly ColumnMeta[]): RowNesting {
+  let nesting = nestings.get(columns);
+  if (nesting === undefined) {
+    const n = columns.length - 1;
+    nesting = Object.freeze({
+      groups: Object.freeze([
+        Object.freeze({ key: "row", start: 0, end: n, nullAt: -1 }),
+        Object.freeze({ key: "link", start: n, end: n + 1, nullAt: -1 }),
+      ]),
+    });
+    nestings.set(columns, nesting);
+  }
+  return nesting;
+}
+
 /** The aliases of a query's sources that an outer join can fill with NULLs. */
 export function outerJoinedAliases(parts: QueryParts): ReadonlySet<string> {
   const nullable = new Set<string>();

@@ -3,7 +3,6 @@ import type { Expression } from "../ast/expression.js";
 import { expressionNode } from "../ast/expression.js";
 import { isTypedExpression } from "../ast/expression-node.js";
 import type { JoinKind } from "../ast/query-node.js";
-import { sourcesOf } from "../ast/query-node.js";
 import type { RelationPlan } from "../ast/relation-node.js";
 import type { OrderByItem, SelectNode, StatementNode, SubqueryNode } from "../ast/statement-node.js";
 import { orderByItem, selectNode, subqueryNode } from "../ast/statement-node.js";
@@ -11,7 +10,6 @@ import { outputColumnNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
-import { relationOf } from "../schema/relation-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { columnOf, tableMeta } from "../schema/table-meta.js";
 import type { FieldCondition, FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
@@ -50,12 +48,12 @@ import type { QueryHelpers } from "./query-helpers.js";
 import { queryHelpers } from "./query-helpers.js";
 import type { QueryScope } from "./query-scope.js";
 import { refColumn, rootScope, scopeOf } from "./query-scope.js";
-import type { RelatedSelect } from "./relation-plan.js";
 import { withCounts, withLoads } from "./relation-plan.js";
 import { resolveFields } from "./resolve-fields.js";
 import { resolveWhere } from "./resolve-where.js";
 import { freezeSelect, nonNegativeInteger, orderItem, selectionOf, withSelect } from "./select-clauses.js";
 import { addJoin, checkSelect, resolveGroupBy, resolveHaving, resolveSelections, selectionColumns, withParts } from "./select-parts.js";
+import { relatedJoin, relatedSelect } from "./select-relations.js";
 import { sourceMeta } from "./source-meta.js";
 import type { Subquery } from "./subquery.js";
 import { makeSubquery, markSubquery } from "./subquery.js";
@@ -122,31 +120,19 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
     return query instanceof SelectBuilder ? query.#plan : undefined;
   }
 
-  /** A `.with()` entry's related select: the model's select, refined by the entry's function. */
-  static #related(model: ModelClass, value: unknown, where: string): RelatedSelect {
-    const base = select(model);
-    let made: unknown = base;
-    if (typeof value === "function") made = value(base);
-    else if (value !== true) throw new ValidationError(`${where}: takes true or a function of the related select`);
-    if (!(made instanceof SelectBuilder)) throw new ValidationError(`${where}: the function must return the select it was given, refined`);
-    const node = made.toNode() as SelectNode;
-    if (node.table !== base.#node.table) throw new ValidationError(`${where}: the function must return a select of ${model.name}`);
-    return { node, plan: made.#plan };
-  }
-
   /**
    * Loads relations beside the rows: `{ relation: true }`, or a function refining the related rows'
    * select (`where`, `orderBy`, `limit` / `offset` per owner row, and `with` for the next level).
    * Each level is one statement, whatever the number of rows: their keys travel as one parameter.
    */
   with<const W extends WithSpec<I>>(spec: W & OnlyKeys<W, RelationFieldOf<I>>): SelectBuilder<I, R & WithResult<I, W>, S> {
-    const plan = withLoads(this.#node, this.#plan, spec, SelectBuilder.#related);
+    const plan = withLoads(this.#node, this.#plan, spec, relatedSelect);
     return new SelectBuilder(this.#node, FRESH, this.#scope, plan) as SelectBuilder<any, any, any>;
   }
 
   /** Counts the rows of to-many relations per row (`{ relation: true }`, or a function adding a where): `row._count.relation`. */
   withCount<const C extends CountSpec<I>>(spec: C & OnlyKeys<C, ManyRelationFieldOf<I>>): SelectBuilder<I, R & CountResult<C>, S> {
-    const plan = withCounts(this.#node, this.#plan, spec, SelectBuilder.#related);
+    const plan = withCounts(this.#node, this.#plan, spec, relatedSelect);
     return new SelectBuilder(this.#node, FRESH, this.#scope, plan) as SelectBuilder<any, any, any>;
   }
 
@@ -279,19 +265,8 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
   }
 
   #joinRelated(join: JoinKind, path: unknown, alias: string): unknown {
-    const where = `${join}JoinRelated`;
-    const dot = typeof path === "string" ? path.indexOf(".") : -1;
-    if (dot < 0) throw new ValidationError(`${where}: takes "alias.relation", got ${JSON.stringify(path)}`);
-    const owner = (path as string).slice(0, dot);
-    const source = sourcesOf(this.#node).find((s) => s.alias === owner);
-    if (source === undefined) throw new ValidationError(`${where}(${JSON.stringify(path)}): the select names no source "${owner}"`);
-    const relation = relationOf(source.table, (path as string).slice(dot + 1), `${where}(${JSON.stringify(path)})`);
-    if (relation.through !== undefined) {
-      throw new ValidationError(
-        `${where}(${JSON.stringify(path)}): a many-to-many relation is joined through its join model; join ${relation.through.table.model.name}, then ${relation.target.model.name}`,
-      );
-    }
-    return this.#join(join, relation.target.model, alias, `${alias}.${relation.link.field}`, `${owner}.${relation.key.field}`);
+    const { model, on, equals } = relatedJoin(this.#node, join, path, alias);
+    return this.#join(join, model, alias, on, equals);
   }
 
   /** RIGHT JOIN: every row of the joined source; the sources before it `null` where none match. */

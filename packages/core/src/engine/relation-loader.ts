@@ -1,6 +1,6 @@
-import type { RowNesting } from "../ast/query-node.js";
 import type { RelationCount, RelationLoad, RelationPlan } from "../ast/relation-node.js";
 import { relationSelectNode } from "../ast/relation-node.js";
+import { linkedRowNesting } from "../ast/row-nesting.js";
 import type { StatementNode } from "../ast/statement-node.js";
 import { aggregateResult, internColumns, resultColumn } from "../builder/result-columns.js";
 import { COUNT, LINK } from "../compiler/relation-compiler.js";
@@ -49,7 +49,7 @@ async function loadOne(run: RunStatement, rows: readonly Row[], load: RelationLo
   if (keys.length > 0) {
     const extra = relation.through !== undefined || !load.select.columns.includes(relation.link);
     const columns = extra ? linkedColumns(load.select.columns, relation) : load.select.columns;
-    const node = relationSelectNode(relation, load.select, keys, false, extra, columns, extra ? nestingOf(columns) : undefined);
+    const node = relationSelectNode(relation, load.select, keys, false, extra, columns, extra ? linkedRowNesting(columns) : undefined);
     const read = (await run(node)) as Row[];
     const related: Row[] = extra ? new Array(read.length) : read;
     const linkField = relation.link.field;
@@ -106,22 +106,4 @@ function linkedColumns(columns: readonly ColumnMeta[], relation: RelationMeta): 
 
 function countColumns(relation: RelationMeta): readonly ColumnMeta[] {
   return internColumns([linkOutput(relation), aggregateResult("count", undefined, COUNT, "withCount")], "relationCount");
-}
-
-const nestings = new WeakMap<readonly ColumnMeta[], RowNesting>();
-
-/** Rows with the link after the related row's columns: `{ row, link }`, so the row decodes exactly as a plain select's. */
-function nestingOf(columns: readonly ColumnMeta[]): RowNesting {
-  let nesting = nestings.get(columns);
-  if (nesting === undefined) {
-    const n = columns.length - 1;
-    nesting = Object.freeze({
-      groups: Object.freeze([
-        Object.freeze({ key: "row", start: 0, end: n, nullAt: -1 }),
-        Object.freeze({ key: "link", start: n, end: n + 1, nullAt: -1 }),
-      ]),
-    });
-    nestings.set(columns, nesting);
-  }
-  return nesting;
 }
