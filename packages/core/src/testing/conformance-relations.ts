@@ -17,6 +17,7 @@ import {
   RelUser,
   relationModels,
 } from "./conformance-relation-models.js";
+import { relationSnapshotTests } from "./conformance-relation-snapshot.js";
 
 const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 9, minute, 0, minute));
 
@@ -309,6 +310,8 @@ export function relationTests(engineOf: () => Engine, makeEngine: (options?: Eng
         ["urgent", [10, 11]],
       ]);
     });
+
+    relationSnapshotTests(() => engine, makeEngine);
 
     describe(`${MANY.toLocaleString("en")} owner rows`, () => {
       let counting: Engine;

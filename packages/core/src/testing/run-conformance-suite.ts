@@ -53,7 +53,7 @@ export interface ConformanceTarget {
  */
 export function runConformanceSuite(target: ConformanceTarget): void {
   const makeEngine = (options: EngineOptions = {}) =>
-    createEngine(target.url, { poolSize: 4, ...target.engineOptions, ...options, ...(target.dialect ? { dialect: target.dialect } : {}) });
+    createEngine(target.url, { poolSize: 4, ...target.engineOptions, ...(target.dialect ? { dialect: target.dialect } : {}), ...options });
 
   describe(`${target.name} conformance`, () => {
     let engine: Engine;
