@@ -157,6 +157,39 @@ describe("relation declarations, resolved when the model is first read", () => {
     expect(readError(Film).message).toBe("Film.actors (manyToMany) to: no column of Cast references Actor; name the foreign-key field");
   });
 
+  test("multi-column keys are refused, naming the relation: a list of keys, and a composite primary key", () => {
+    class Shipment extends Model {
+      static tablename = "shipments_composite";
+      orderId = column.integer().primaryKey();
+      line = column.integer().primaryKey();
+      parcels = relation.hasMany(() => Parcel, ["orderId", "line"] as never);
+    }
+    class Parcel extends Model {
+      static tablename = "parcels_composite";
+      id = column.integer().primaryKey();
+      orderId = column.integer().notNull();
+      line = column.integer().notNull();
+      shipment = relation.belongsTo(() => Shipment, [this.orderId, this.line] as never);
+    }
+    class Pallet extends Model {
+      static tablename = "pallets_composite";
+      orderId = column.integer().primaryKey();
+      line = column.integer().primaryKey();
+    }
+    class Crate extends Model {
+      static tablename = "crates_composite";
+      id = column.integer().primaryKey();
+      orderId = column.integer().references(() => Pallet);
+      pallet = relation.belongsTo(() => Pallet, this.orderId);
+    }
+    const single = "a relation joins on one column: multi-column (composite) keys are not supported";
+    expect(readError(Shipment).message).toBe(`Shipment.parcels (hasMany): its foreign key is a list of 2; ${single}`);
+    expect(readError(Parcel).message).toBe(`Parcel.shipment (belongsTo): its key is a list of 2; ${single}`);
+    expect(readError(Crate).message).toBe(
+      `Crate.pallet (belongsTo): Pallet has a composite primary key (orderId, line), and ${single}; reference one unique column with references(() => Model, "field")`,
+    );
+  });
+
   test("a self-referencing many-to-many needs from and to", () => {
     class Member extends Model {
       static tablename = "members";

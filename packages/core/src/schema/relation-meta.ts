@@ -81,6 +81,7 @@ function modelName(table: TableMeta): string {
 function resolveRelation(owner: TableMeta, declaredRelation: DeclaredRelation, byColumn: ReadonlyMap<unknown, ColumnMeta>): RelationMeta {
   const { field, spec } = declaredRelation;
   const label = `${modelName(owner)}.${field} (${spec.kind})`;
+  refuseMultiColumn(spec, label);
   const target = modelOf(spec.target, label, "its related model");
   const base = { name: field, kind: spec.kind, owner, target };
   switch (spec.kind) {
@@ -116,6 +117,21 @@ function resolveRelation(owner: TableMeta, declaredRelation: DeclaredRelation, b
     }
     default:
       throw new ValidationError(`${label}: unknown relation kind`);
+  }
+}
+
+const SINGLE_COLUMN = "a relation joins on one column: multi-column (composite) keys are not supported";
+
+/** A list of columns or fields where one is expected: the multi-column key no relation supports (see docs/relations.md). */
+function refuseMultiColumn(spec: RelationSpec, label: string): void {
+  const keys: [string, unknown][] = [
+    ["key", spec.column],
+    ["foreign key", spec.foreignKey],
+    ["from", spec.from],
+    ["to", spec.to],
+  ];
+  for (const [what, value] of keys) {
+    if (Array.isArray(value)) throw new ValidationError(`${label}: its ${what} is a list of ${value.length}; ${SINGLE_COLUMN}`);
   }
 }
 
@@ -193,7 +209,9 @@ function referencedColumn(fk: ColumnMeta, target: TableMeta, label: string): Col
   }
   if (target.primaryKey.length !== 1) {
     throw new ValidationError(
-      `${label}: ${modelName(target)} has ${target.primaryKey.length === 0 ? "no primary key" : "a composite primary key"}; reference one of its columns with references(() => Model, "field")`,
+      target.primaryKey.length === 0
+        ? `${label}: ${modelName(target)} has no primary key; reference one of its columns with references(() => Model, "field")`
+        : `${label}: ${modelName(target)} has a composite primary key (${target.primaryKey.map((c) => c.field).join(", ")}), and ${SINGLE_COLUMN}; reference one unique column with references(() => Model, "field")`,
     );
   }
   return target.primaryKey[0] as ColumnMeta;
