@@ -11,6 +11,7 @@ import type {
   DeleteNode,
   DialectCapabilities,
   DropForeignKeyChange,
+  DropIndexChange,
   InListNode,
   InSubqueryNode,
   InsertNode,
@@ -31,7 +32,7 @@ import { algorithmClause, changeAlgorithm, modifyAlgorithm, worst } from "./mysq
 import type { MysqlCapabilities } from "./mysql-capabilities.js";
 import { asMysqlCapabilities } from "./mysql-capabilities.js";
 import { mysqlCodec } from "./mysql-codec.js";
-import { foreignKeyIndexDrops } from "./mysql-foreign-key-index.js";
+import { foreignKeyIndexAdds, foreignKeyIndexDrops } from "./mysql-foreign-key-index.js";
 import { describeServer } from "./mysql-server-version.js";
 
 type LockStrength = LockClause["strength"];
@@ -445,14 +446,22 @@ export class MysqlCompiler extends SqlCompiler {
     return [this.algorithmStep(change, `ALTER TABLE ${q(table)} ${actions.join(", ")}`, worst(algorithms), {})];
   }
 
-  protected override dropIndexSql(change: { readonly table: string; readonly index: { readonly name: string } }): string {
-    return `ALTER TABLE ${this.quoteIdentifier(change.table)} DROP INDEX ${this.quoteIdentifier(change.index.name)}`;
+  /** The index, after an index of their own for the keys it alone serves (see foreignKeyIndexAdds): one statement. */
+  protected override dropIndexSql(change: DropIndexChange): string {
+    const q = (name: string) => this.quoteIdentifier(name);
+    const ifNotExists = this.mysql.indexIfNotExists ? "IF NOT EXISTS " : "";
+    const adds = foreignKeyIndexAdds(change).map(
+      (fk) => `ADD INDEX ${ifNotExists}${q(fk.name ?? (fk.columns[0] as string))} (${fk.columns.map(q).join(", ")}), `,
+    );
+    return `ALTER TABLE ${q(change.table)} ${adds.join("")}DROP INDEX ${q(change.index.name)}`;
   }
 
   /** The key, and the index InnoDB made for it by itself (see foreignKeyIndexDrops). */
   protected override dropForeignKeySql(change: DropForeignKeyChange): string {
     const q = (name: string) => this.quoteIdentifier(name);
-    const indexes = foreignKeyIndexDrops(change, this.mysql.indexIfNotExists).map((name) => `, DROP INDEX IF EXISTS ${q(name)}`);
+    const indexes = foreignKeyIndexDrops(change, this.mysql.indexIfNotExists).map(
+      (drop) => `, DROP INDEX ${drop.ifExists ? "IF EXISTS " : ""}${q(drop.name)}`,
+    );
     return `ALTER TABLE ${q(change.table)} DROP FOREIGN KEY ${q(change.foreignKey.name)}${indexes.join("")}`;
   }
 }

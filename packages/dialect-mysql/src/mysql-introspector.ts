@@ -23,7 +23,8 @@ import { canonicalMysqlSql, mysqlColumnType, mysqlDefault, parseMysqlSql } from 
  * - a single-column unique index named after its column is the column's UNIQUE constraint
  *   (ColumnSnapshot.unique), as `UNIQUE (col)` names it; any other unique index is an IndexSnapshot;
  * - the index InnoDB adds by itself for a foreign key (named after the constraint or its first column,
- *   on exactly its columns) is not listed: no model declares it, and dropping the key drops it;
+ *   on exactly its columns) is not in `indexes`: no model declares it, and dropping the key drops it.
+ *   It is in `foreignKeyIndexes`, which core keeps only when asked (the planner needs its name);
  * - foreign keys are named `<table>_ibfk_<n>` in declaration order, as the server names them. NO
  *   ACTION and RESTRICT are one action in InnoDB (both check at once) and the servers report an
  *   omitted ON DELETE differently (MariaDB RESTRICT, MySQL 8 NO ACTION), so both read "restrict":
@@ -112,6 +113,7 @@ function readTable(name: string, columnRows: Row[], indexRows: Row[], checkRows:
   let primaryKey: string[] = [];
   const unique = new Set<string>();
   const indexes: IndexSnapshot[] = [];
+  const foreignKeyIndexes: IndexSnapshot[] = [];
   for (const [indexName, index] of byIndex) {
     if (indexName === "PRIMARY") {
       primaryKey = index.columns;
@@ -122,7 +124,10 @@ function readTable(name: string, columnRows: Row[], indexRows: Row[], checkRows:
       continue;
     }
     const forKey = foreignKeys.some((fk) => sameList(fk.columns, index.columns) && (fk.name === indexName || fk.columns[0] === indexName));
-    if (!index.unique && forKey) continue;
+    if (!index.unique && forKey) {
+      foreignKeyIndexes.push({ name: indexName, columns: index.columns, unique: false, where: null });
+      continue;
+    }
     indexes.push({ name: indexName, columns: index.columns, unique: index.unique, where: null });
   }
   const columns = columnRows.map((row): ColumnSnapshot => {
@@ -144,7 +149,7 @@ function readTable(name: string, columnRows: Row[], indexRows: Row[], checkRows:
         : mysqlDefault(raw, type.kind, { expression: extra.includes("DEFAULT_GENERATED"), quotedLiterals: mariadb });
     return snapshotColumn(columnName, type, row.nullable === "NO", unique.has(columnName), fallback, generated);
   });
-  return { name, columns, primaryKey, indexes, foreignKeys };
+  return { name, columns, primaryKey, indexes, foreignKeys, foreignKeyIndexes };
 }
 
 /** `UNIQUE (col)` names its index `col`, or `col_2`, `col_3` when that name is taken. */

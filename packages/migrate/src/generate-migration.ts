@@ -5,6 +5,7 @@ import { introspect, modelsSnapshot, SCHEMA_SNAPSHOT_VERSION, schemaSteps, sql }
 import type { AlterCapabilities } from "./diff/alter-capabilities.js";
 import type { Renames } from "./diff/diff-options.js";
 import { diffSchemas } from "./diff/diff-schemas.js";
+import { withLiveKeyIndexes } from "./diff/live-key-indexes.js";
 import type { PlannedChange, RenameHint } from "./diff/migration-plan.js";
 import { reversePlan } from "./diff/reverse-plan.js";
 import { MigrationStateError } from "./errors.js";
@@ -120,7 +121,7 @@ export async function generateMigration(options: GenerateOptions): Promise<Gener
     // Only the tables the project manages: another application's tables are not to be dropped.
     const managed = new Set([...to.tables.map((t) => t.name), ...(last?.snapshot.tables.map((t) => t.name) ?? [])]);
     managed.delete(options.historyTable ?? "tempest_migrations");
-    from = await introspect(engine, { tables: [...managed] });
+    from = await introspect(engine, { tables: [...managed], foreignKeyIndexes: true });
   }
   const diffed = diffSchemas(from, to, {
     capabilities: alterCapabilities(engine.capabilities),
@@ -129,9 +130,10 @@ export async function generateMigration(options: GenerateOptions): Promise<Gener
   });
   if (diffed.changes.length === 0) return { written: false, name: null, path: null, changes: [], hints: diffed.hints, warnings: [] };
   // Which live tables hold rows decides what locks matter; a table the database lacks counts as holding some.
-  const existing = await introspect(engine, { tables: from.tables.map((t) => t.name) });
+  const existing = await introspect(engine, { tables: from.tables.map((t) => t.name), foreignKeyIndexes: true });
   const lint = { capabilities: engine.capabilities, facts: await readTableFacts(engine, existing.tables) };
-  const plan = options.safe === false ? diffed : safePlan(diffed, lint);
+  const known = withLiveKeyIndexes(diffed, existing);
+  const plan = options.safe === false ? known : safePlan(known, lint);
   const changes = plan.changes.map((c) => c.label);
   const up = await compiled(engine, plan.changes);
   const copies = new Map(plan.changes.map((p, i) => [p.change, up[i]?.statements.some((s) => s.copiesTable) === true]));

@@ -117,6 +117,12 @@ export interface DropIndexChange {
   /** The index as it was, so the change can be reversed. */
   readonly index: IndexSnapshot;
   readonly concurrently: boolean;
+  /**
+   * The table as it is when the index is dropped (its keys, its other indexes). MySQL/MariaDB refuse
+   * to drop the only index that serves a foreign key (error 1553): given the table, the compiler gives
+   * such a key its own index in the same statement; absent, only the index is dropped.
+   */
+  readonly owner?: TableSnapshot | undefined;
 }
 
 export interface AddForeignKeyChange {
@@ -134,7 +140,8 @@ export interface DropForeignKeyChange {
   /**
    * The table as it is when the key is dropped (its other keys and indexes). MySQL/MariaDB then
    * also drop the index InnoDB made for the key by itself, which outlives the key and which no model
-   * declares; absent, only the key is dropped.
+   * declares (by name where `owner.foreignKeyIndexes` says which exists: MySQL 8 has no `DROP INDEX
+   * IF EXISTS`); absent, only the key is dropped.
    */
   readonly owner?: TableSnapshot | undefined;
 }

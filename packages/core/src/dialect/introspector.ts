@@ -16,6 +16,12 @@ export interface CatalogReader {
 export interface IntrospectOptions {
   /** Only these tables (database names); all user tables when absent. */
   readonly tables?: readonly string[] | undefined;
+  /**
+   * Keep `TableSnapshot.foreignKeyIndexes`: the indexes the database made by itself for foreign keys
+   * (InnoDB), which `indexes` leaves out. For the migration planner, which drops them with their key
+   * by name; off by default, so a snapshot of the live schema deep-equals the models' snapshot.
+   */
+  readonly foreignKeyIndexes?: boolean | undefined;
 }
 
 /**

@@ -20,7 +20,13 @@ export async function introspect(engine: Engine, options: IntrospectOptions = {}
   const access = engine.schemaAccess();
   const introspector = requireIntrospector(access.dialect, "introspection");
   await access.ready();
-  const snapshot = await introspector.introspect(access.reader, { tables: tables === undefined ? undefined : [...tables] });
+  const keyIndexes = options.foreignKeyIndexes === true;
+  const snapshot = await introspector.introspect(access.reader, {
+    tables: tables === undefined ? undefined : [...tables],
+    foreignKeyIndexes: keyIndexes,
+  });
+  // Unless asked for, the indexes a database made for its keys are left out: see TableSnapshot.foreignKeyIndexes.
+  const read = keyIndexes ? snapshot.tables : snapshot.tables.map(({ foreignKeyIndexes: _, ...table }) => table);
   // Sorted again here, so an introspector that forgets cannot make equal schemas compare unequal.
-  return sortSnapshot(snapshot.dialect, snapshot.tables);
+  return sortSnapshot(snapshot.dialect, read);
 }

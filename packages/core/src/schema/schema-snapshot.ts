@@ -27,6 +27,14 @@ export interface TableSnapshot {
   /** Secondary indexes (not the primary key, not single-column UNIQUE constraints: see ColumnSnapshot.unique). */
   readonly indexes: readonly IndexSnapshot[];
   readonly foreignKeys: readonly ForeignKeySnapshot[];
+  /**
+   * The indexes the database made by itself for foreign keys and keeps, which no model declares and
+   * `indexes` leaves out (MySQL/MariaDB: InnoDB's index for a key no declared index serves). Only in
+   * a live snapshot read with `introspect(engine, { foreignKeyIndexes: true })`, and never compared:
+   * absent means unknown. A change that drops a key (or the index that served it) carries its table
+   * with them, so MySQL 8, which has no `DROP INDEX IF EXISTS`, drops the one that exists by name.
+   */
+  readonly foreignKeyIndexes?: readonly IndexSnapshot[] | undefined;
 }
 
 export type ColumnDefaultSnapshot =

@@ -19,6 +19,7 @@ export function sortSnapshot(dialect: string, tables: readonly TableSnapshot[]):
         ...table,
         indexes: [...table.indexes].sort((a, b) => byText(a.name, b.name)),
         foreignKeys: [...table.foreignKeys].sort((a, b) => byText(fkKey(a), fkKey(b))),
+        ...(table.foreignKeyIndexes ? { foreignKeyIndexes: [...table.foreignKeyIndexes].sort((a, b) => byText(a.name, b.name)) } : {}),
       }),
     );
   return { version: SCHEMA_SNAPSHOT_VERSION, dialect, tables: sorted };

@@ -54,7 +54,9 @@ export function diffTable(before: TableSnapshot, after: TableSnapshot, ctx: Tabl
       keptIndexes.add(index.name);
       continue;
     }
-    add({ kind: "dropIndex", table: before.name, index, concurrently: false }, target !== undefined);
+    // With the table as it is then (its dropped keys and indexes gone): MySQL refuses to drop the only index a kept key uses.
+    add({ kind: "dropIndex", table: before.name, index, concurrently: false, owner }, target !== undefined);
+    owner = { ...owner, indexes: owner.indexes.filter((i) => i.name !== index.name) };
   }
 
   const dropped: ColumnSnapshot[] = [];

@@ -72,11 +72,12 @@ export interface ReverseOptions {
  */
 export function reversePlan(plan: MigrationPlan, options: ReverseOptions = {}): MigrationPlan {
   const inverses: SchemaChange[] = [];
-  // The schema as the down plan goes, so a dropped foreign key carries its table as it is then (see DropForeignKeyChange.owner).
+  // The schema as the down plan goes, so a dropped foreign key or index carries its table as it is then (see DropForeignKeyChange.owner).
   let state: SchemaSnapshot | undefined = plan.to;
   const push = (inverse: SchemaChange) => {
-    const owner = inverse.kind === "dropForeignKey" ? state?.tables.find((t) => t.name === inverse.table) : undefined;
-    const change: SchemaChange = owner && inverse.kind === "dropForeignKey" ? { ...inverse, owner } : inverse;
+    const owned = inverse.kind === "dropForeignKey" || inverse.kind === "dropIndex";
+    const owner = owned ? state?.tables.find((t) => t.name === inverse.table) : undefined;
+    const change: SchemaChange = owner && owned ? { ...inverse, owner } : inverse;
     inverses.push(change);
     try {
       state = state && applyChange(state, change);

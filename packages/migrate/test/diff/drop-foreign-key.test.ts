@@ -40,8 +40,9 @@ class ChildIndexed extends Model {
 describe.each(targets)("dropping a foreign key on $name", (target) => {
   let engine: Engine;
   const live = () => introspect(engine, { tables: TABLES });
-  const migrateTo = async (to: SchemaSnapshot) => {
-    const plan = diffSchemas(await live(), to, { allowDestructive: "all", capabilities: alterCapabilitiesOf(engine.capabilities) });
+  const migrateTo = async (to: SchemaSnapshot, known = false) => {
+    const from = await introspect(engine, { tables: TABLES, foreignKeyIndexes: known });
+    const plan = diffSchemas(from, to, { allowDestructive: "all", capabilities: alterCapabilitiesOf(engine.capabilities) });
     for (const planned of plan.changes) await applySchemaChange(engine, planned.change);
     return plan;
   };
@@ -104,6 +105,50 @@ describe.each(targets)("dropping a foreign key on $name", (target) => {
     // The down plan's key goes again without a trace: it carries its table as it is then.
     await migrateTo(models(Parent, ChildAlone));
     if (target.name === "MySQL") expect(await serverIndexes()).toEqual(["PRIMARY"]);
+  });
+
+  /** Seed 622785321's shape: a key on c4 whose only index is a declared one. */
+  const indexedKey = (indexes: ReturnType<typeof idx>[]) =>
+    onServer(
+      snap(
+        [
+          table("mfk_parent", [idCol()]),
+          table("mfk_child", [idCol(), col("c4", "integer")], { indexes, foreignKeys: [fk("mfk_child_c4_fkey", ["c4"], "mfk_parent")] }),
+        ],
+        "abstract",
+      ),
+    );
+
+  /** The child's key as the server names it (MySQL: `<table>_ibfk_<n>`, as the models' snapshot does). */
+  const keyName = async () => String((await live()).tables.find((t) => t.name === "mfk_child")?.foreignKeys[0]?.name);
+
+  for (const known of [false, true]) {
+    it(`drops the only index a key that stays uses (seed 622785321; the table's own key indexes ${known ? "read" : "unknown"})`, async () => {
+      await migrateTo(indexedKey([idx("mfk_child_i0", ["c4"])]));
+      const to = indexedKey([]);
+      const plan = await migrateTo(to, known);
+      expect(plan.changes.map((c) => c.label)).toEqual(["drop index mfk_child.mfk_child_i0"]);
+      expect(sameSchema(await live(), to)).toBe(true);
+      expect(diffSchemas(await live(), to).changes).toEqual([]);
+      // MySQL: the key has an index of its own now, made in the statement that dropped the declared one.
+      if (target.name === "MySQL") expect(await serverIndexes()).toEqual(["PRIMARY", await keyName()]);
+      // ...which goes with the key, as InnoDB's own does.
+      await migrateTo(
+        onServer(snap([table("mfk_parent", [idCol()]), table("mfk_child", [idCol(), col("c4", "integer")])], "abstract")),
+        known,
+      );
+      if (target.name === "MySQL") expect(await serverIndexes()).toEqual(["PRIMARY"]);
+    });
+  }
+
+  it("drops the only index a key uses in a down plan, and a multi-column one that served the key", async () => {
+    await migrateTo(indexedKey([]));
+    const up = await migrateTo(indexedKey([idx("mfk_child_pair", ["c4", "id"])]));
+    // The declared index made InnoDB drop the key's own one: it is now the only index the key has.
+    if (target.name === "MySQL") expect(await serverIndexes()).toEqual(["PRIMARY", "mfk_child_pair"]);
+    for (const planned of reversePlan(up).changes) await applySchemaChange(engine, planned.change);
+    expect(sameSchema(await live(), indexedKey([]))).toBe(true);
+    if (target.name === "MySQL") expect(await serverIndexes()).toEqual(["PRIMARY", await keyName()]);
   });
 
   it("keeps a declared index that serves the key", async () => {
