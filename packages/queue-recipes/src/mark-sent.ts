@@ -1,11 +1,16 @@
 import type { Executor, ModelClass } from "tempest-db-js";
-import { sql } from "tempest-db-js";
+import { sql, ValidationError } from "tempest-db-js";
+import { fencedDelete } from "./fenced-delete.js";
 import type { SettleResult } from "./fenced-update.js";
 import { fencedUpdate } from "./fenced-update.js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
+import { valueKind } from "./value-kind.js";
 
-/** Marks claimed messages `sent` — only those still held by this claim (see `fencedUpdate`). */
+/**
+ * Marks claimed messages `sent` — only those still held by this claim (see `fencedUpdate`). With
+ * `onSent: "delete"` it deletes them instead, fenced the same way (see `fencedDelete`).
+ */
 export function markSent(
   db: Executor,
   model: ModelClass<any>,
@@ -13,5 +18,8 @@ export function markSent(
   options: QueueOptions = {},
 ): Promise<SettleResult> {
   const q = queueTable(model, options);
+  const onSent = options.onSent ?? "mark";
+  if (onSent === "delete") return fencedDelete(db, q, claims as Record<string, unknown>[]);
+  if (onSent !== "mark") return Promise.reject(new ValidationError(`markSent: onSent is "mark" or "delete", got ${valueKind(onSent)}`));
   return fencedUpdate(db, q, claims as Record<string, unknown>[], () => ({ [q.f.status]: q.s.sent, [q.f.updatedAt]: sql.now() }));
 }

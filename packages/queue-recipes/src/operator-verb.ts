@@ -10,7 +10,20 @@ export type MessageId<M extends ModelClass<any>> = InferModel<M> extends { id: i
 /** Options every operator's verb takes: which messages, how many per batch, and the queue's mapping. */
 export interface VerbOptions extends MessageFilter, BatchOptions, QueueOptions {}
 
-const COMMON_KEYS = ["ids", "consumer", "errorContains", "since", "until", "batchSize", "limit", "maxIds", "fields", "statuses", "channel"];
+const COMMON_KEYS = [
+  "ids",
+  "consumer",
+  "errorContains",
+  "since",
+  "until",
+  "batchSize",
+  "limit",
+  "maxIds",
+  "fields",
+  "statuses",
+  "channel",
+  "onSent",
+];
 
 /**
  * The filter part of a verb's options, after refusing any key the verb does not know: options are

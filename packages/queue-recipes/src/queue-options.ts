@@ -56,6 +56,15 @@ export interface QueueOptions {
   readonly statuses?: Partial<QueueStatuses>;
   /** The LISTEN/NOTIFY channel (default `queue_<tablename>`). */
   readonly channel?: string;
+  /**
+   * What settling a delivered message does to its row: `"mark"` (default) sets its status to `sent`
+   * (kept until retention purges it); `"delete"` deletes it, in the same fenced statement, so that
+   * the table holds only what is queued, in flight or dead. Failed (dead-letter) messages keep their
+   * row and state either way, for `retryFailed` and the other operator's verbs. A deleted message's
+   * idempotency key is free again at once: enqueueing the same (consumer, key) later inserts a new
+   * message, as it does after retention purged the row.
+   */
+  readonly onSent?: "mark" | "delete";
 }
 
 export const defaultFields: QueueFields = Object.freeze({
