@@ -1,8 +1,9 @@
 import type { Engine } from "tempest-db-js";
-import { deleteFrom, op, select, sql } from "tempest-db-js";
+import { op, select, sql } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, enqueue, markSent, runRetention } from "../src/index.js";
 import { freshQueue } from "./support/fresh-queue.js";
+import { logLine, readTable } from "./support/soak-monitor.js";
 import { engineFor, targets } from "./support/targets.js";
 
 /**
@@ -11,7 +12,12 @@ import { engineFor, targets } from "./support/targets.js";
  * than a few seconds. Quick by default (seconds, for CI: the figures are printed, only correctness
  * is asserted); TEMPEST_SOAK_MINUTES=30 runs it for real on PostgreSQL and asserts the claim p99 and
  * the table + index size of the last minute within 1.5× of the first minute's.
- * TEMPEST_SOAK_SETTLE=delete settles by deleting the row (fenced like markSent) instead of `sent`.
+ * TEMPEST_SOAK_SETTLE=delete settles with `onSent: "delete"` (delete-on-settle) instead of marking `sent`.
+ * TEMPEST_SOAK_NAME names the table (`qr_<name>`, default `soak`: two soaks side by side need two
+ * names); TEMPEST_SOAK_AUTOVACUUM=server leaves the server's autovacuum defaults on the table instead
+ * of the ones docs/queue-recipes.md recommends, and =off turns autovacuum off for the table (what a
+ * server with autovacuum off does to it); TEMPEST_SOAK_LOG appends a JSON line per sample
+ * (every 30 s in the full run: size, dead rows, vacuums, the oldest snapshot, the interval's claim p99).
  */
 const minutes = Number(process.env.TEMPEST_SOAK_MINUTES ?? 0);
 const full = minutes > 0;
@@ -19,6 +25,9 @@ const durationMs = full ? minutes * 60_000 : 6_000;
 /** The first and the last window compared (a minute each in the full run). */
 const windowMs = full ? 60_000 : 2_000;
 const settleMode = process.env.TEMPEST_SOAK_SETTLE === "delete" ? "delete" : "update";
+const sampleMs = full ? 30_000 : 1_000;
+const tableName = process.env.TEMPEST_SOAK_NAME ?? "soak";
+const autovacuum = (["server", "off"] as const).find((v) => v === process.env.TEMPEST_SOAK_AUTOVACUUM) ?? "queue";
 const WORKERS = 4;
 const BATCH = 50;
 
@@ -41,16 +50,20 @@ describe.each(postgres)("soak at full speed with retention on $name", (target) =
   it(
     `keeps claims and the table's size steady (${full ? `${minutes} min` : "quick"}, settle by ${settleMode})`,
     async () => {
-      const { Outbound } = await freshQueue(engine, "soak");
+      // Without autovacuum nothing reclaims the dead rows every settlement and purge leaves: the full
+      // run would measure that, not the queue (CI's server runs with autovacuum off).
+      const vacuum = await engine.execute(sql.typed(sql.expr`SELECT current_setting('autovacuum') AS v`, { v: "text" })).scalar();
+      if (full) expect(vacuum, "the full soak needs a server with autovacuum on").toBe("on");
+      const { Outbound } = await freshQueue(engine, tableName);
       const table = Outbound.tablename;
       // The autovacuum settings docs/queue-recipes.md recommends for a queue table.
-      await engine
-        .execute(
-          sql.raw(
-            `ALTER TABLE "${table}" SET (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_cost_delay = 0, autovacuum_analyze_scale_factor = 0.02)`,
-          ),
-        )
-        .rowsAffected();
+      const storage = {
+        queue:
+          "autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000, autovacuum_vacuum_cost_delay = 0, autovacuum_analyze_scale_factor = 0.02",
+        off: "autovacuum_enabled = false",
+        server: undefined,
+      }[autovacuum];
+      if (storage) await engine.execute(sql.raw(`ALTER TABLE "${table}" SET (${storage})`)).rowsAffected();
       const size = async () =>
         Number(await engine.execute(sql.typed(sql.expr`SELECT pg_total_relation_size(${table}::regclass) AS n`, { n: "bigint" })).scalar());
 
@@ -85,40 +98,56 @@ describe.each(postgres)("soak at full speed with retention on $name", (target) =
           claims.push({ at: t0 - started, ms: performance.now() - t0 });
           if (batch.length === 0) continue;
           // (Read the count first: `settled += await ...` would read `settled` before the await and lose other lanes' counts.)
-          if (settleMode === "update") {
-            const { applied } = await markSent(engine, Outbound, batch);
-            settled += applied;
-          } else {
-            // Delete-on-settle, fenced as markSent is: only rows still held by this claim.
-            const ids = batch.map((m) => m.id);
-            const deleted = await engine
-              .execute(deleteFrom(Outbound).where({ id: op.in(ids), status: "sending", attempts: batch[0]?.attempts ?? 0 }))
-              .rowsAffected();
-            settled += deleted;
-          }
+          const { applied } = await markSent(engine, Outbound, batch, { onSent: settleMode === "delete" ? "delete" : "mark" });
+          settled += applied;
         }
       };
       const lanes = Array.from({ length: WORKERS }, () => lane().catch((error: unknown) => errors.push(error)));
       let purged = 0;
-      const retention =
-        settleMode === "update"
-          ? runRetention(engine, Outbound, {
-              olderThanSeconds: full ? 60 : 1,
-              batchSize: 1000,
-              everySeconds: full ? 5 : 0.5,
-              signal: stop.signal,
-              onPurge: (n) => {
-                purged += n;
-              },
-              onError: (error) => errors.push(error),
-            })
-          : Promise.resolve(0);
+      // Retention runs in both modes (after delete-on-settle it finds only dead-letter rows, none here).
+      const retention = runRetention(engine, Outbound, {
+        olderThanSeconds: full ? 60 : 1,
+        batchSize: 1000,
+        everySeconds: full ? 5 : 0.5,
+        signal: stop.signal,
+        onPurge: (n) => {
+          purged += n;
+        },
+        onError: (error) => errors.push(error),
+      });
+      const samples: { at: number; totalBytes: number }[] = [];
+      let sampledClaims = 0;
+      let sampledSettled = 0;
+      const sampler = setInterval(() => {
+        const at = performance.now() - started;
+        const recent = claims.slice(sampledClaims).map((c) => c.ms);
+        const settledNow = settled;
+        const perSecond = Math.round(((settledNow - sampledSettled) * 1000) / sampleMs);
+        sampledClaims = claims.length;
+        sampledSettled = settledNow;
+        readTable(engine, table).then(
+          (reading) => {
+            samples.push({ at, totalBytes: reading.totalBytes });
+            logLine({
+              table,
+              settle: settleMode,
+              autovacuum,
+              atS: Math.round(at / 1000),
+              claimP99Ms: Number(percentile(recent, 99).toFixed(1)),
+              settledPerSecond: perSecond,
+              ...reading,
+            });
+          },
+          (error: unknown) => errors.push(error),
+        );
+      }, sampleMs);
 
       await new Promise((resolve) => setTimeout(resolve, windowMs));
       const sizeFirst = await size();
       await new Promise((resolve) => setTimeout(resolve, durationMs - windowMs));
       const sizeLast = await size();
       stop.abort();
+      clearInterval(sampler);
       await Promise.all([producer, ...lanes, retention]);
 
       const first = claims.filter((c) => c.at < windowMs).map((c) => c.ms);
@@ -140,6 +169,7 @@ describe.each(postgres)("soak at full speed with retention on $name", (target) =
         sizeLastMiB: Number((sizeLast / 2 ** 20).toFixed(1)),
       };
       console.log(`soak: ${JSON.stringify(report)}`);
+      logLine({ table, autovacuum, serverAutovacuum: vacuum, report });
 
       expect(errors).toEqual([]);
       expect(settled).toBeGreaterThan(0);
@@ -147,6 +177,9 @@ describe.each(postgres)("soak at full speed with retention on $name", (target) =
       const left = await engine.execute(select(Outbound, ["status"]).where({ status: op.in(["queued", "sending"]) })).all();
       expect(settled + left.length).toBe(enqueued);
       if (settleMode === "update") expect(purged).toBeGreaterThan(0);
+      else expect(purged).toBe(0);
+      // The monitor read the table's statistics while the soak ran.
+      expect(samples.length).toBeGreaterThan(0);
       if (full) {
         expect(p99Last).toBeLessThanOrEqual(1.5 * p99First);
         expect(sizeLast).toBeLessThanOrEqual(1.5 * sizeFirst);
