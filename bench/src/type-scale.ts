@@ -1,7 +1,13 @@
 /**
  * The type-checking cost of a large schema: 200 generated models of 12 columns, each queried with a
- * join, a group by with aggregates, a correlated notExists subquery and a filtered select, written
- * once per library (tempest, Kysely, Drizzle) and checked by `tsc --extendedDiagnostics` under strict.
+ * join, a group by with aggregates, a correlated notExists subquery, a filtered select and a relation
+ * load, written once per library (tempest, Kysely, Drizzle) and checked by `tsc --extendedDiagnostics`
+ * under strict. The models form a ring: each one's `parentId` names a row of the next, so every model
+ * declares a belongs-to (`parent`) and a has-many (`children`, rows of the previous model). The
+ * relation load is the same work in each library: the parent, the children filtered, ordered and
+ * limited, each child's own children (two levels of nesting) filtered and limited, and a count of
+ * children — tempest `.with()` / `.withCount()`, Kysely `jsonObjectFrom` / `jsonArrayFrom` and a
+ * count subquery, Drizzle `relations()` with `db.query.x.findMany({ with, extras })`.
  * Reports each library's "Check time" and tempest's ratio to the others (target ≤ 0.5 of both).
  * With --rounds=N the three are checked N times, interleaved (tempest, Kysely, Drizzle, tempest, ...),
  * and the median of each is reported, so that a load that comes and goes on a shared machine falls
@@ -13,6 +19,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -24,9 +31,10 @@ const tsc = join(createRequire(join(root, "package.json")).resolve("typescript/p
 
 const range = Array.from({ length: models }, (_, i) => i);
 const next = (i: number) => (i + 1) % models;
+const prev = (i: number) => (i + models - 1) % models;
 
 function tempest(): string {
-  const lines = [`import { Model, col, column, count, fn, notExists, op, ref, select } from "tempest-db-js";`];
+  const lines = [`import { Model, col, column, count, fn, notExists, op, ref, relation, select } from "tempest-db-js";`];
   for (const i of range) {
     lines.push(`export class M${i} extends Model {
   static tablename = "t${i}";
@@ -42,6 +50,8 @@ function tempest(): string {
   note = column.text();
   score = column.real();
   code = column.varchar(20).notNull();
+  parent = relation.belongsTo(() => M${next(i)}, this.parentId);
+  children = relation.hasMany(() => M${prev(i)}, "parentId");
 }`);
   }
   for (const i of range) {
@@ -53,13 +63,18 @@ function tempest(): string {
   select(M${i}).columns({ n: count() }),
   select(M${i}).columns((q) => ({ id: "id", line: q.mul("amount", 3), score: q.coalesce("score", 0), size: q.case({ amount: op.gt(10) }, 1).else(0) })).where(fn.gt(fn.add(col(M${i}, "amount"), 1), 5)),
   select(M${i}).columns((q) => ({ status: "status", revenue: q.sum(q.mul("amount", 2)), flagged: q.countIf({ flag: true }) })).groupBy("status"),
+  select(M${i}).where({ status: "a" }).with({ parent: true, children: (c) => c.where({ amount: op.gt(5) }).orderBy("createdAt", "desc").limit(5).with({ children: (g) => g.where({ flag: true }).limit(3) }) }).withCount({ children: true }),
 ] as const;`);
   }
   return lines.join("\n");
 }
 
 function kysely(): string {
-  const lines = [`import { Kysely, SqliteDialect } from "kysely";`, `import type { Generated } from "kysely";`];
+  const lines = [
+    `import { Kysely, SqliteDialect } from "kysely";`,
+    `import type { Generated } from "kysely";`,
+    `import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/sqlite";`,
+  ];
   for (const i of range) {
     lines.push(
       `interface T${i} { id: Generated<number>; parent_id: number | null; name: string; status: "a" | "b" | "c"; amount: number; price: string | null; created_at: Date; updated_at: Date | null; flag: boolean; note: string | null; score: number | null; code: string }`,
@@ -76,6 +91,11 @@ function kysely(): string {
   db.selectFrom("t${i}").select((eb) => eb.fn.countAll<number>().as("n")),
   db.selectFrom("t${i}").select((eb) => ["id", eb("amount", "*", 3).as("line"), eb.fn.coalesce("score", eb.lit(0)).as("score"), eb.case().when("amount", ">", 10).then(1).else(0).end().as("size")]).where((eb) => eb(eb("amount", "+", 1), ">", 5)),
   db.selectFrom("t${i}").select((eb) => ["status", eb.fn.sum<number>(eb("amount", "*", 2)).as("revenue"), eb.fn.countAll<number>().filterWhere("flag", "=", true).as("flagged")]).groupBy("status"),
+  db.selectFrom("t${i} as a").selectAll("a").where("a.status", "=", "a").select((eb) => [
+    jsonObjectFrom(eb.selectFrom("t${next(i)} as p").selectAll("p").whereRef("p.id", "=", "a.parent_id")).as("parent"),
+    jsonArrayFrom(eb.selectFrom("t${prev(i)} as c").selectAll("c").whereRef("c.parent_id", "=", "a.id").where("c.amount", ">", 5).orderBy("c.created_at", "desc").limit(5).select((eb) => [jsonArrayFrom(eb.selectFrom("t${prev(prev(i))} as g").selectAll("g").whereRef("g.parent_id", "=", "c.id").where("g.flag", "=", true).limit(3)).as("children")])).as("children"),
+    eb.selectFrom("t${prev(i)} as k").select((eb) => eb.fn.countAll<number>().as("n")).whereRef("k.parent_id", "=", "a.id").as("childCount"),
+  ]),
 ] as const;`);
   }
   return lines.join("\n");
@@ -83,10 +103,9 @@ function kysely(): string {
 
 function drizzle(): string {
   const lines = [
-    `import { and, count, desc, eq, gt, gte, isNull, max, notExists, sql, sum } from "drizzle-orm";`,
+    `import { and, count, desc, eq, gt, gte, isNull, max, notExists, relations, sql, sum } from "drizzle-orm";`,
     `import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";`,
     `import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";`,
-    `declare const db: BetterSQLite3Database;`,
   ];
   for (const i of range) {
     lines.push(
@@ -94,8 +113,19 @@ function drizzle(): string {
     );
   }
   for (const i of range) {
+    lines.push(
+      `export const r${i} = relations(t${i}, ({ one, many }) => ({ parent: one(t${next(i)}, { fields: [t${i}.parentId], references: [t${next(i)}.id] }), children: many(t${prev(i)}) }));`,
+    );
+  }
+  lines.push(
+    `const schema = { ${range.map((i) => `t${i}, r${i}`).join(", ")} };`,
+    `declare const db: BetterSQLite3Database<typeof schema>;`,
+  );
+  for (const i of range) {
     const a = `t${i}`;
     const b = `t${next(i)}`;
+    const c = `t${prev(i)}`;
+    const g = `t${prev(prev(i))}`;
     lines.push(`export const q${i} = [
   db.select().from(${a}).innerJoin(${b}, eq(${b}.id, ${a}.parentId)).where(and(eq(${a}.status, "a"), gt(${b}.amount, 5))).orderBy(desc(${a}.createdAt)).limit(10),
   db.select({ status: ${a}.status, n: count(), total: sum(${a}.amount), last: max(${a}.createdAt) }).from(${a}).groupBy(${a}.status).having(gt(count(), 1)),
@@ -104,6 +134,7 @@ function drizzle(): string {
   db.select({ n: count() }).from(${a}),
   db.select({ id: ${a}.id, line: sql<number>\`\${${a}.amount} * 3\`, score: sql<number>\`coalesce(\${${a}.score}, 0)\`, size: sql<number>\`case when \${${a}.amount} > 10 then 1 else 0 end\` }).from(${a}).where(gt(sql\`\${${a}.amount} + 1\`, 5)),
   db.select({ status: ${a}.status, revenue: sum(sql\`\${${a}.amount} * 2\`), flagged: count(sql\`case when \${${a}.flag} then 1 end\`) }).from(${a}).groupBy(${a}.status),
+  db.query.${a}.findMany({ where: eq(${a}.status, "a"), with: { parent: true, children: { where: gt(${c}.amount, 5), orderBy: [desc(${c}.createdAt)], limit: 5, with: { children: { where: eq(${g}.flag, true), limit: 3 } } } }, extras: { childCount: sql<number>\`(select count(*) from \${${c}} where \${${c}.parentId} = \${${a}.id})\`.as("child_count") } }),
 ] as const;`);
   }
   return lines.join("\n");
@@ -152,13 +183,22 @@ try {
   const sources = { tempest: tempest(), kysely: kysely(), drizzle: drizzle() };
   for (const [name, source] of Object.entries(sources)) writeFileSync(join(dir, `${name}.ts`), source);
   const runs: Record<string, Check[]> = { tempest: [], kysely: [], drizzle: [] };
-  for (let round = 0; round < rounds; round++) for (const name of Object.keys(sources)) runs[name]?.push(check(name));
+  for (let round = 0; round < rounds; round++) {
+    for (const name of Object.keys(sources)) {
+      const result = check(name);
+      runs[name]?.push(result);
+      // Each check as it ends (stderr), so a long run on a loaded machine shows where it is.
+      console.error(
+        `round ${round + 1} ${name}: ${result.seconds.toFixed(2)} s, ${result.instantiations} instantiations, load ${loadavg()[0]?.toFixed(1)}`,
+      );
+    }
+  }
   const times = Object.fromEntries(Object.entries(runs).map(([name, checks]) => [name, median(checks.map((c) => c.seconds))])) as Record<
     keyof typeof sources,
     number
   >;
   console.log(
-    `type-check time, ${models} models x 12 columns x 7 queries (join, group by + aggregates + having, notExists, filtered select, count, expressions in columns/where, aggregates over expressions), ${rounds === 1 ? "one round" : `median of ${rounds} interleaved rounds`}:`,
+    `type-check time, ${models} models x 12 columns x 8 queries (join, group by + aggregates + having, notExists, filtered select, count, expressions in columns/where, aggregates over expressions, relation load: parent + children (where/orderBy/limit) + their children (where/limit) + count of children), ${rounds === 1 ? "one round" : `median of ${rounds} interleaved rounds`}:`,
   );
   for (const [name, checks] of Object.entries(runs)) {
     const all = checks.map((c) => c.seconds.toFixed(2)).join(", ");
