@@ -71,17 +71,28 @@ export class BatchSettler {
 
   /**
    * Settles what is decided so far. A kind whose statement fails stays pending (the next flush
-   * tries it again) and the error is rethrown; kinds already written stay written.
+   * tries it again) and the error is rethrown; kinds already written stay written. `holdSent`
+   * leaves the successes pending, for `takeSent()`.
    */
-  flush(): Promise<void> {
+  flush(holdSent = false): Promise<void> {
     return this.#serial.run(async () => {
       const errorOf = this.#errors.size > 0 ? (claim: object) => this.#errors.get(claim) : undefined;
       const { db, model, settings } = { db: this.#db, model: this.#model, settings: this.#settings };
-      await this.#write(this.#sent, "sent", (claims) => markSent(db, model, claims, settings));
+      if (!holdSent) await this.#write(this.#sent, "sent", (claims) => markSent(db, model, claims, settings));
       await this.#write(this.#retry, "retried", (claims) => requeue(db, model, claims, { ...settings, errorOf }));
       await this.#write(this.#failed, "failed", (claims) => markFailed(db, model, claims, { ...settings, errorOf }));
       await this.#write(this.#released, "retried", (claims) => requeue(db, model, claims, { ...settings, release: true }));
     });
+  }
+
+  /**
+   * The successes not written yet, handed over to be marked sent by the caller (a fused cycle marks
+   * them in the statement that claims the next batch). They are no longer held: not renewed.
+   */
+  takeSent(): Claim[] {
+    const claims = this.#sent.splice(0);
+    for (const claim of claims) this.#done.add(claim);
+    return claims;
   }
 
   result(): BatchResult {

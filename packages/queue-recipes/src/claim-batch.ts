@@ -128,7 +128,7 @@ function claimKey(kind: string, plan: ClaimPlan, options: ClaimOptions, level: L
 }
 
 /** The claim's locking select; `among`: only these ids (a fair claim's candidates, checked again here). */
-function candidates(q: QueueTable, plan: ClaimPlan, options: ClaimOptions, level: Level, among?: readonly unknown[]) {
+export function candidates(q: QueueTable, plan: ClaimPlan, options: ClaimOptions, level: Level, among?: readonly unknown[]) {
   const make = () => {
     const where = dueCondition(q, options.consumer);
     if (among !== undefined) where[q.f.id] = op.in(among as unknown[]);
@@ -147,7 +147,7 @@ function candidates(q: QueueTable, plan: ClaimPlan, options: ClaimOptions, level
 }
 
 /** The claim's assignments: the same for every claim of a queue table, so made once. */
-function claimSet(q: QueueTable): Record<string, unknown> {
+export function claimSet(q: QueueTable): Record<string, unknown> {
   return cachedStatement(q, "claimSet", () =>
     Object.freeze({
       [q.f.status]: q.s.sending,
@@ -194,7 +194,7 @@ async function claimTwoStep(
   return (await tx.execute(select(q.model).where({ [q.f.id]: op.in(ids) } as any)).all()) as Record<string, unknown>[];
 }
 
-function sortDue(q: QueueTable, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+export function sortDue(q: QueueTable, rows: Record<string, unknown>[]): Record<string, unknown>[] {
   const at = (r: Record<string, unknown>) => (r[q.f.nextAttemptAt] instanceof Date ? (r[q.f.nextAttemptAt] as Date).getTime() : 0);
   if (!q.has.priority) return rows.sort((a, b) => at(a) - at(b));
   const priority = (r: Record<string, unknown>) => Number(r[q.f.priority]);

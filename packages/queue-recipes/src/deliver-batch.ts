@@ -25,6 +25,8 @@ export interface BatchSettings extends QueueOptions {
   readonly onDeliveryError: ((error: unknown, message: never) => void) | undefined;
   readonly onDeliveryTimeout: ((error: DeliveryAbortError, message: never) => void) | undefined;
   readonly onHeartbeatError: ((error: unknown) => void) | undefined;
+  /** Leave the successes unwritten and return them in `held` (the fused cycle marks them sent with the next claim). */
+  readonly holdSent?: boolean;
 }
 
 export interface BatchResult {
@@ -32,6 +34,8 @@ export interface BatchResult {
   readonly retried: number;
   readonly failed: number;
   readonly stale: number;
+  /** With `holdSent`: the successful claims, still `sending`, for the caller to mark sent (not counted in `sent`). */
+  readonly held?: readonly Record<string, unknown>[];
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -217,6 +221,6 @@ export async function deliverBatch(
     for (const timer of timers) clearTimeout(timer);
     await keeper?.stop();
   }
-  await settle.flush();
-  return settle.result();
+  await settle.flush(settings.holdSent);
+  return settings.holdSent ? { ...settle.result(), held: settle.takeSent() } : settle.result();
 }

@@ -64,6 +64,8 @@ export { runWorker } from "./run-worker.js";
 export type { MissedTicks, Schedule } from "./schedule.js";
 export type { ScheduleStateModel, ScheduleTableOptions } from "./schedule-table.js";
 export { ensureScheduleSchema, scheduleModel } from "./schedule-table.js";
+export type { SettleAndClaimResult } from "./settle-and-claim.js";
+export { settleAndClaim } from "./settle-and-claim.js";
 export type { QueueFeatures, QueueSchemaReport, SchemaProblem } from "./verify-queue-schema.js";
 export { verifyQueueSchema } from "./verify-queue-schema.js";
 export type { WithQueueFeatures } from "./with-queue-features.js";

@@ -11,6 +11,8 @@ export interface WorkerConfig {
   readonly concurrency?: number;
   readonly leaseSeconds?: number;
   readonly hangAfter?: number;
+  /** drain({ fused: true }): settle and claim in one statement (PostgreSQL). */
+  readonly fused?: boolean;
 }
 
 export interface WorkerMessage {

@@ -1,0 +1,128 @@
+import type { Executor, InferModel, ModelClass } from "tempest-db-js";
+import { cte, op, or, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
+import type { ClaimOptions, ClaimPlan } from "./claim-batch.js";
+import { candidates, claimBatch, claimPlan, claimSet, sortDue } from "./claim-batch.js";
+import type { SettleResult } from "./fenced-update.js";
+import type { QueueTable } from "./queue-table.js";
+import { queueTable } from "./queue-table.js";
+import { retryStatement } from "./retry-statement.js";
+import { cachedStatement } from "./statement-cache.js";
+import { valueKind } from "./value-kind.js";
+
+export interface SettleAndClaimResult<M extends ModelClass<any>> {
+  /** What marking `sent` did: rows marked, and claims that were no longer this worker's (stale). */
+  readonly settled: SettleResult;
+  /** The next batch, as `claimBatch` returns it (oldest first, with the new fence values). */
+  readonly claimed: InferModel<M>[];
+}
+
+/**
+ * Refuses, before anything is sent, a fused cycle that cannot be one statement: the dialect needs
+ * data-modifying CTEs and a claim that is one locking UPDATE (PostgreSQL); the claim must be the
+ * plain one (a priority walk or a fair claim takes several statements by design).
+ */
+export function checkFusable(
+  db: Pick<Executor, "capabilities" | "dialectName">,
+  q: QueueTable,
+  options: ClaimOptions,
+  where: string,
+): void {
+  const plan = claimPlan(db);
+  if (!db.capabilities.dataModifyingCtes || plan.strategy !== "single" || plan.transaction) {
+    throw new UnsupportedFeatureError(
+      db.dialectName,
+      `${where}: a fused settle-and-claim cycle (a data-modifying CTE with a locking claim in one statement)`,
+      "Use the two-statement cycle — drain()/work() without { fused: true }, or markSent() then claimBatch() — which is as safe and, on an in-process or single-round-trip driver, as fast.",
+    );
+  }
+  if (options.perConsumer !== undefined)
+    throw new ValidationError(
+      `${where}: fused does not combine with perConsumer (a fair claim is two statements by design); drop one of them`,
+    );
+  if (q.has.priority)
+    throw new ValidationError(
+      `${where}: fused does not combine with a priority column (the claim walks the priorities present, one statement each); drain without { fused: true }`,
+    );
+}
+
+/**
+ * Marks `sent` the claims delivered successfully and claims the next batch, in ONE statement and
+ * so one round trip (PostgreSQL):
+ *
+ * ```sql
+ * WITH settled AS (UPDATE queue SET status = 'sent', ... WHERE id = ANY($ids) AND status = 'sending' AND fence = $token RETURNING id),
+ *      settled_count AS (SELECT count(*) AS n FROM settled),
+ *      claimed AS (UPDATE queue SET status = 'sending', fence = fence + 1, ... WHERE id = ANY(ARRAY(
+ *        SELECT id FROM queue WHERE <due> ORDER BY next_attempt_at LIMIT $size FOR UPDATE SKIP LOCKED)) RETURNING *)
+ * SELECT ... FROM settled_count s LEFT JOIN claimed c ON c.id IS NOT NULL
+ * ```
+ *
+ * Every part of one statement reads the same snapshot: the claim sees the rows being settled as
+ * `sending`, and so cannot take them, whatever the settlement makes of them; the two UPDATEs touch
+ * disjoint rows. The settlement is fenced exactly as `markSent`'s (status `sending` and the claim's
+ * token), and the claim is `claimBatch`'s (same candidates, same assignments, SKIP LOCKED). Failed
+ * deliveries are not settled here: requeue / markFailed them first, with their backoff and error.
+ *
+ * MySQL/MariaDB and SQLite have no writes inside WITH: refused with an `UnsupportedFeatureError`
+ * naming the way out (markSent then claimBatch). So are a priority column and `perConsumer`, whose
+ * claims are several statements.
+ */
+export async function settleAndClaim<M extends ModelClass<any>>(
+  db: Executor,
+  model: M,
+  sent: readonly object[],
+  options: ClaimOptions,
+): Promise<SettleAndClaimResult<M>> {
+  const size = options.size;
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new ValidationError(`settleAndClaim: size must be a positive integer, got ${valueKind(size)}`);
+  const q = queueTable(model, options);
+  checkFusable(db, q, options, "settleAndClaim");
+  if (sent.length === 0) return { settled: { applied: 0, stale: 0 }, claimed: await claimBatch(db, model, options) };
+  const statement = fusedStatement(q, claimPlan(db), sent as readonly Record<string, unknown>[], options);
+  const rows = (await retryStatement(db, () => db.execute(statement).all())) as { s: { n: number }; c: Record<string, unknown> | null }[];
+  const applied = Number(rows[0]?.s.n ?? 0);
+  const claimed: Record<string, unknown>[] = [];
+  for (const row of rows) if (row.c !== null) claimed.push(row.c);
+  return { settled: { applied, stale: sent.length - applied }, claimed: sortDue(q, claimed) as InferModel<M>[] };
+}
+
+/** The settlement's fence: status `sending` and, per token value the claims carry, their ids. */
+function fence(q: QueueTable, claims: readonly Record<string, unknown>[]): unknown {
+  const byToken = new Map<unknown, unknown[]>();
+  for (const claim of claims) {
+    const ids = byToken.get(claim[q.fence]);
+    if (ids) ids.push(claim[q.f.id]);
+    else byToken.set(claim[q.fence], [claim[q.f.id]]);
+  }
+  const groups = [...byToken].map(([token, ids]) => ({ [q.f.id]: op.in(ids), [q.fence]: token }));
+  // A batch of fresh messages shares one token: one `id = ANY($ids) AND fence = $token`.
+  return groups.length === 1 ? groups[0] : or(...(groups as [Record<string, unknown>, ...Record<string, unknown>[]]));
+}
+
+function fusedStatement(q: QueueTable, plan: ClaimPlan, claims: readonly Record<string, unknown>[], options: ClaimOptions) {
+  const settled = cte(
+    "tempest_settled",
+    update(q.model)
+      .set({ [q.f.status]: q.s.sent, [q.f.updatedAt]: sql.now() } as any)
+      .where({ [q.f.status]: q.s.sending } as any)
+      .where(fence(q, claims) as any)
+      .returning([q.f.id] as any),
+  );
+  const counted = cte(
+    "tempest_settled_count",
+    select(settled as any).columns((h: any) => ({ n: h.count() })),
+  );
+  const lock = plan.lock === undefined ? "none" : plan.lock.skipLocked ? "skip" : "wait";
+  const consumer = options.consumer === undefined ? "" : JSON.stringify(options.consumer);
+  const claimed = cachedStatement(q, `fused-claim:${lock}:${options.size}:${consumer}`, () =>
+    cte(
+      "tempest_claimed",
+      update(q.model)
+        .set(claimSet(q) as any)
+        .where({ [q.f.id]: op.in(candidates(q, plan, options, undefined).asSubquery(q.f.id as any)) } as any)
+        .returning(),
+    ),
+  );
+  return (select(counted as any, "s") as any).leftJoin(claimed, "c", { [`c.${q.f.id}`]: op.isNull(false) });
+}
