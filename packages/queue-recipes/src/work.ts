@@ -4,8 +4,9 @@ import type { WorkScheduleOptions } from "./background-scheduler.js";
 import { startScheduler } from "./background-scheduler.js";
 import type { Deliver } from "./delivery.js";
 import type { DrainOptions, DrainResult } from "./drain.js";
-import { drain } from "./drain.js";
+import { drainRound } from "./drain.js";
 import { queueTable } from "./queue-table.js";
+import { Reclaimer } from "./reclaimer.js";
 import type { RetentionOptions } from "./retention.js";
 import { RetentionRunner } from "./retention.js";
 import { interruptibleSleep } from "./sleep.js";
@@ -69,6 +70,8 @@ export async function work<M extends ModelClass<any>>(
   let listenBroken = false;
   let wantsListen = (options.listen ?? true) && canListen(db);
   let errors = 0;
+  // One reclaimer for every round: expired claims are looked for every half lease, not per wake-up.
+  const reclaimer = new Reclaimer(db, model, { ...options, leaseSeconds: options.leaseSeconds ?? 300 });
   // Recurring enqueues (`schedules`) run beside the drain, and end with it.
   const scheduler = await startScheduler(db, model, options, onNotify);
   const retention = options.retention
@@ -110,7 +113,7 @@ export async function work<M extends ModelClass<any>>(
       try {
         woken = false;
         retention?.poke();
-        const round = await drain(db, model, deliver, options);
+        const round = await drainRound(db, model, deliver, options, reclaimer);
         errors = 0;
         for (const key of Object.keys(totals) as (keyof DrainResult)[]) totals[key] += round[key];
         if (round.sent + round.retried + round.failed + round.stale + round.reclaimed > 0) options.onProgress?.(round, { ...totals });
