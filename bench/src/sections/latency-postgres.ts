@@ -25,8 +25,8 @@ function rows(name: string, latencies: readonly number[]): Row {
 }
 
 /** enqueue() → deliver() for each message through a work() loop woken by NOTIFY. */
-async function tempestLatency(n: number, heartbeat: boolean): Promise<number[]> {
-  const table = `bench_latency_${heartbeat ? "hb" : "nohb"}`;
+async function tempestLatency(n: number, heartbeat: boolean, fused = false): Promise<number[]> {
+  const table = `bench_latency_${heartbeat ? "hb" : "nohb"}${fused ? "_fused" : ""}`;
   const Job = queueModel(table);
   const engine = createEngine(PG_URL, { poolSize: 4 });
   await engine.execute(sql.raw(`DROP TABLE IF EXISTS "${table}"`)).rowsAffected();
@@ -45,7 +45,7 @@ async function tempestLatency(n: number, heartbeat: boolean): Promise<number[]> 
       if (latencies.length === n) done();
     },
     // Polling only as a fallback: a poll that happens to fire first would flatter the figure.
-    { signal: stop.signal, heartbeat, pollIntervalMs: 10_000, batchSize: 10 },
+    { signal: stop.signal, heartbeat, fused, pollIntervalMs: 10_000, batchSize: 10 },
   );
   await sleep(300); // subscribed and idle
   for (let i = 0; i < n; i++) {
@@ -100,6 +100,7 @@ export async function latencyPostgres(quick: boolean): Promise<SectionResult> {
   const results: Record<string, number[]> = {
     "tempest: work(), heartbeat on": [],
     "tempest: work(), heartbeat off": [],
+    "tempest: work({ fused: true }), heartbeat on": [],
     "graphile-worker: run()": [],
   };
   const rounds = quick ? 1 : 4;
@@ -108,8 +109,12 @@ export async function latencyPostgres(quick: boolean): Promise<SectionResult> {
     const on = async () => results["tempest: work(), heartbeat on"]?.push(...(await tempestLatency(n / rounds, true)));
     const off = async () => results["tempest: work(), heartbeat off"]?.push(...(await tempestLatency(n / rounds, false)));
     await (r % 2 === 0 ? on : off)();
+    const fused = async () =>
+      results["tempest: work({ fused: true }), heartbeat on"]?.push(...(await tempestLatency(n / rounds, true, true)));
+    if (r % 2 === 1) await fused();
     results["graphile-worker: run()"]?.push(...(await graphileLatency(n / rounds)));
     await (r % 2 === 0 ? off : on)();
+    if (r % 2 === 0) await fused();
   }
   return {
     id: "latency-postgres",
