@@ -8,6 +8,7 @@ import { formatSection } from "./lib/report.js";
 import { buildCompile } from "./sections/build-compile.js";
 import { claimPriority } from "./sections/claim-priority.js";
 import { claimScaling } from "./sections/claim-scaling.js";
+import { cyclePostgres } from "./sections/cycle-postgres.js";
 import { fairnessPostgres } from "./sections/fairness-postgres.js";
 import { generateScale } from "./sections/generate-scale.js";
 import { latencyPostgres } from "./sections/latency-postgres.js";
@@ -25,6 +26,7 @@ type Section = (quick: boolean) => Promise<SectionResult>;
 
 const sections: Record<string, Section> = {
   "drain-postgres": queueDrainPostgres,
+  "cycle-postgres": cyclePostgres,
   "drain-mysql": queueDrainMysql,
   "drain-sqlite": queueDrainSqlite,
   "latency-postgres": latencyPostgres,

@@ -1,0 +1,212 @@
+import "@tempest-db-js/dialect-postgres";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { drain, ensureQueueSchema } from "@tempest-db-js/queue-recipes";
+import pg from "pg";
+import { createEngine, sql } from "tempest-db-js";
+import type { DrainCase } from "../lib/drain-runner.js";
+import { raceDrains } from "../lib/drain-runner.js";
+import { PG_URL } from "../lib/env.js";
+import { queueModel } from "../lib/models.js";
+import type { Row, SectionResult } from "../lib/report.js";
+import { check, ratio } from "../lib/report.js";
+import { DRAIN, loadPostgresJobs, rawPostgresSql } from "./queue-drain-postgres.js";
+
+const noop = (_job?: unknown) => {};
+const COLUMNS = `"id", "consumer", "idempotency_key", "status", "attempts", "next_attempt_at", "updated_at"`;
+
+/** The fused statement the recipes send (settle the batch, claim the next), written by hand. */
+export function rawFusedSql(table: string): string {
+  const t = `"${table}"`;
+  return (
+    `WITH "tempest_settled" AS (UPDATE ${t} SET "status" = $1, "updated_at" = now() WHERE "status" = $2 AND ("id" = ANY($3) AND "attempts" = $4) RETURNING "id"), ` +
+    `"tempest_settled_count" AS (SELECT COUNT(*) AS "n" FROM "tempest_settled"), ` +
+    `"tempest_claimed" AS (UPDATE ${t} SET "status" = $5, "attempts" = "attempts" + 1, "updated_at" = now() WHERE "id" = ANY(ARRAY(SELECT "id" FROM ${t} WHERE "status" = $6 AND "next_attempt_at" <= (now() + make_interval(secs => $7)) ORDER BY "next_attempt_at" ASC LIMIT ${DRAIN.batch} FOR UPDATE SKIP LOCKED)) RETURNING ${COLUMNS}) ` +
+    `SELECT "s"."n", ${COLUMNS.split(", ")
+      .map((c) => `"c".${c}`)
+      .join(", ")} FROM "tempest_settled_count" AS "s" LEFT JOIN "tempest_claimed" AS "c" ON "c"."id" IS NOT NULL`
+  );
+}
+
+async function countStatus(admin: pg.Pool, table: string, status: string): Promise<number> {
+  const { rows } = await admin.query(`SELECT count(*)::int AS n FROM "${table}" WHERE status = $1`, [status]);
+  return rows[0].n as number;
+}
+
+/** Two round trips per batch, named prepared statements: claim, then mark the batch sent. */
+async function rawTwoTrips(pool: pg.Pool, table: string): Promise<void> {
+  const q = rawPostgresSql(table);
+  const lane = async () => {
+    for (;;) {
+      const { rows } = await pool.query({ name: `claim_${table}`, text: q.claim, values: ["sending", "queued", 0.001] });
+      if (rows.length === 0) return;
+      await Promise.all(rows.map(async (row) => noop(row)));
+      const byAttempts = new Map<number, string[]>();
+      for (const row of rows) {
+        const group = byAttempts.get(row.attempts);
+        if (group) group.push(row.id);
+        else byAttempts.set(row.attempts, [row.id]);
+      }
+      for (const [attempts, ids] of byAttempts) {
+        await pool.query({ name: `complete_${table}`, text: q.complete, values: ["sent", ids, "sending", attempts] });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: DRAIN.workers }, lane));
+}
+
+/** One round trip per batch, named prepared statements: the fused statement by hand. */
+async function rawFused(pool: pg.Pool, table: string): Promise<void> {
+  const q = rawPostgresSql(table);
+  const fused = rawFusedSql(table);
+  const lane = async () => {
+    let { rows } = await pool.query({ name: `claim_${table}`, text: q.claim, values: ["sending", "queued", 0.001] });
+    while (rows.length > 0) {
+      await Promise.all(rows.map(async (row) => noop(row)));
+      const attempts = new Set(rows.map((r) => r.attempts));
+      if (attempts.size !== 1) throw new Error("rawFused: one token per batch expected in this bench");
+      const result = await pool.query({
+        name: `fused_${table}`,
+        text: fused,
+        values: ["sent", "sending", rows.map((r) => r.id), rows[0].attempts, "sending", "queued", 0.001],
+      });
+      if (Number(result.rows[0]?.n) !== rows.length) throw new Error("rawFused: a settlement went stale");
+      rows = result.rows.filter((r) => r.id !== null);
+    }
+  };
+  await Promise.all(Array.from({ length: DRAIN.workers }, lane));
+}
+
+/** Checks that the hand-written fused SQL is what `drain({ fused: true })` sends. */
+async function assertSameFusedSql(table: string, admin: pg.Pool): Promise<void> {
+  const Job = queueModel(table);
+  const seen: string[] = [];
+  const spy = createEngine(PG_URL, { poolSize: 1, onQuery: (e) => seen.push(e.sql) });
+  try {
+    await loadPostgresJobs(admin, table, DRAIN.batch * 2);
+    await drain(spy, Job, noop, { batchSize: DRAIN.batch, concurrency: 1, fused: true });
+  } finally {
+    await spy.close();
+  }
+  if (!seen.includes(rawFusedSql(table))) throw new Error(`raw fused SQL differs from the recipes':\n${seen.join("\n")}`);
+}
+
+/**
+ * The server's ceiling for one statement per batch: pgbench running the claim alone (no client
+ * work, no settlement) on 4 connections over the same number of jobs. Undefined without pgbench.
+ */
+function pgbenchCeiling(table: string, n: number): number | undefined {
+  const dir = mkdtempSync(join(tmpdir(), "tempest-pgbench-"));
+  try {
+    const script = join(dir, "claim.sql");
+    writeFileSync(script, `${rawPostgresSql(table).claim.replace("$1", "'sending'").replace("$2", "'queued'").replace("$3", "0.001")};\n`);
+    const perClient = Math.ceil(n / DRAIN.batch / DRAIN.workers);
+    const run = spawnSync(
+      "pgbench",
+      ["-n", "-M", "prepared", "-c", String(DRAIN.workers), "-j", "2", "-t", String(perClient), "-f", script, PG_URL],
+      {
+        encoding: "utf8",
+      },
+    );
+    if (run.error || run.status !== 0) return undefined;
+    const tps = /tps = ([\d.]+)/.exec(run.stdout)?.[1];
+    return tps === undefined ? undefined : Number(tps) * DRAIN.batch;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function cyclePostgres(quick: boolean): Promise<SectionResult> {
+  const n = quick ? 500 : DRAIN.jobs;
+  const rounds = quick ? 1 : 5;
+  const admin = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  const engine = createEngine(PG_URL, { poolSize: DRAIN.workers });
+  const tables = {
+    fused: "bench_cycle_fused",
+    two: "bench_cycle_two",
+    raw: "bench_cycle_raw",
+    rawFused: "bench_cycle_raw_fused",
+    pgbench: "bench_cycle_pgbench",
+  };
+  for (const table of Object.values(tables)) {
+    await engine.execute(sql.raw(`DROP TABLE IF EXISTS "${table}"`)).rowsAffected();
+    await ensureQueueSchema(engine, queueModel(table));
+  }
+  await assertSameFusedSql(tables.fused, admin);
+  const rawPool = new pg.Pool({ connectionString: PG_URL, max: DRAIN.workers });
+  const rawFusedPool = new pg.Pool({ connectionString: PG_URL, max: DRAIN.workers });
+  const Fused = queueModel(tables.fused);
+  const Two = queueModel(tables.two);
+
+  const cases: DrainCase[] = [
+    {
+      name: "tempest: drain({ fused: true }), one statement per batch",
+      load: (count) => loadPostgresJobs(admin, tables.fused, count),
+      drain: async () => {
+        await drain(engine, Fused, noop, { batchSize: DRAIN.batch, concurrency: DRAIN.workers, fused: true });
+      },
+      completed: () => countStatus(admin, tables.fused, "sent"),
+    },
+    {
+      name: "tempest: drain(), two statements per batch",
+      load: (count) => loadPostgresJobs(admin, tables.two, count),
+      drain: async () => {
+        await drain(engine, Two, noop, { batchSize: DRAIN.batch, concurrency: DRAIN.workers });
+      },
+      completed: () => countStatus(admin, tables.two, "sent"),
+    },
+    {
+      name: "pg: same SQL, two round trips per batch (prepared)",
+      load: (count) => loadPostgresJobs(admin, tables.raw, count),
+      drain: () => rawTwoTrips(rawPool, tables.raw),
+      completed: () => countStatus(admin, tables.raw, "sent"),
+    },
+    {
+      name: "pg: the fused SQL by hand, one round trip (prepared)",
+      load: (count) => loadPostgresJobs(admin, tables.rawFused, count),
+      drain: () => rawFused(rawFusedPool, tables.rawFused),
+      completed: () => countStatus(admin, tables.rawFused, "sent"),
+    },
+  ];
+  const rows: Row[] = await raceDrains(cases, n, rounds, quick ? 0 : n);
+
+  // Reference only, not raced: pgbench claiming alone (each claim one statement, nothing settled).
+  const ceilings: number[] = [];
+  for (let r = 0; r < (quick ? 1 : 3); r++) {
+    await loadPostgresJobs(admin, tables.pgbench, n);
+    const jobsPerSecond = pgbenchCeiling(tables.pgbench, n);
+    if (jobsPerSecond !== undefined) ceilings.push(jobsPerSecond);
+  }
+  await Promise.all([rawPool.end(), rawFusedPool.end(), admin.end(), engine.close()]);
+
+  const fusedName = "tempest: drain({ fused: true }), one statement per batch";
+  const vsRawTwo = ratio(rows, "pg: same SQL, two round trips per batch (prepared)", fusedName);
+  const vsTwo = ratio(rows, "tempest: drain(), two statements per batch", fusedName);
+  const vsRawFused = ratio(rows, "pg: the fused SQL by hand, one round trip (prepared)", fusedName);
+  const ceiling = ceilings.length > 0 ? ceilings.sort((a, b) => a - b)[Math.floor(ceilings.length / 2)] : undefined;
+  return {
+    id: "cycle-postgres",
+    title: `1b. Fused settle + claim cycle on PostgreSQL: ${n.toLocaleString("en-US")} jobs, ${DRAIN.workers} workers, batch ${DRAIN.batch}, no-op deliver`,
+    groups: [
+      {
+        title: "wall time to drain (lower is better)",
+        rows,
+        baselines: ["pg: same SQL, two round trips per batch (prepared)", fusedName],
+        checks: [
+          check("fused throughput ÷ raw pg two-round-trip throughput", vsRawTwo, "≥", 1.5),
+          check("fused throughput ÷ tempest two-statement throughput", vsTwo, "≥", 1),
+          check("fused throughput ÷ raw pg fused throughput", vsRawFused, "≥", 0.95),
+        ],
+        notes: [
+          "Throughput ratio = the other's time ÷ the fused drain's time. Rounds interleaved, order rotated.",
+          "The raw rows run the exact SQL texts the recipes send (both checked against the recipes' query events before timing), as named prepared statements on a 4-connection pg.Pool.",
+          ceiling === undefined
+            ? "pgbench ceiling: pgbench not found on PATH."
+            : `pgbench ceiling (reference, not raced): the claim statement alone, 4 clients, prepared, ${n.toLocaleString("en-US")} jobs: ${Math.round(ceiling).toLocaleString("en-US")} jobs/s (median of ${ceilings.length}; ${ceilings.map((c) => Math.round(c)).join(", ")}).`,
+        ],
+      },
+    ],
+  };
+}
