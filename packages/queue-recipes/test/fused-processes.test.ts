@@ -126,7 +126,9 @@ describe.each(postgres)("fused worker processes on $name", (target) => {
       deliveries: Delivery.tablename,
       batchSize: 10,
       concurrency: 2,
-      leaseSeconds: 2,
+      // Long enough that no live worker's claim expires on a loaded machine: what repeats is then
+      // only what the killed ones delivered (survive() reclaims their claims with a 1 s lease).
+      leaseSeconds: 30,
       fused: true,
     };
     const workers = Array.from({ length: 4 }, () => forkWorker(target, config));
