@@ -84,6 +84,51 @@ describe.each(targets)("concurrent CLI runs on $name", (target) => {
     expect(history).toEqual(applied.map((name) => ({ name, status: "applied" })));
     await dropTables(engine, ["mg_race_runs", "mg_race_a", "mg_race_b", "mg_race_c", historyTable]);
   });
+
+  /**
+   * Migrations whose first step runs outside the transaction (on SQLite, where each migration's
+   * BEGIN IMMEDIATE transaction is the lock, such a step once ran in both runners, and each wrote its
+   * own progress row over the other's): the row is claimed before the step runs.
+   */
+  it("two processes running up at once: migrations that start outside the transaction run once each", { timeout: 300_000 }, async () => {
+    const historyTable = "mg_hist_lead";
+    await dropTables(engine, ["mg_lead_runs", "mg_lead_a", "mg_lead_b", "mg_lead_c", historyTable]);
+    await engine.execute(sql.raw("CREATE TABLE mg_lead_runs (name varchar(40) NOT NULL)")).rowsAffected();
+    const tmp = tempFolder("lead");
+    folders.push(tmp);
+    writeConfig(tmp.path, historyTable);
+    const record = (what: string, wait: number) => `async run({ db }) {
+                await new Promise((resolve) => setTimeout(resolve, ${wait}));
+                const { sql } = await import("tempest-db-js");
+                await db.execute(sql.expr\`INSERT INTO mg_lead_runs (name) VALUES (\${${JSON.stringify(what)}})\`).rowsAffected();
+              }`;
+    const names = ["a", "b", "c"];
+    names.forEach((n, i) => {
+      writeMigration(
+        join(tmp.path, "db/migrations"),
+        `2026010100000${i}_lead_${n}`,
+        `{
+          dialect: ${JSON.stringify(target.name)},
+          up: [
+            { kind: "data", name: "lead", transactional: false, ${record(`lead ${n}`, 300)} },
+            { kind: "sql", sql: "CREATE TABLE mg_lead_${n} (id integer)" },
+            { kind: "data", name: "in the transaction", ${record(n, 100)} },
+          ],
+          down: [{ kind: "sql", sql: "DROP TABLE mg_lead_${n}" }],
+        }`,
+      );
+    });
+    const env = { MG_URL: target.url };
+    const runs = await Promise.all([runCliProcess(["up", "--json"], tmp.path, env), runCliProcess(["up", "--json"], tmp.path, env)]);
+    for (const run of runs) expect(run.code, run.stderr + run.stdout).toBe(0);
+    const results = runs.map((r) => JSON.parse(r.stdout) as { applied: string[]; skipped: string[] });
+    expect(results.flatMap((r) => r.applied).sort()).toEqual(["20260101000000_lead_a", "20260101000001_lead_b", "20260101000002_lead_c"]);
+    const recorded = await engine.execute(sql.raw("SELECT name FROM mg_lead_runs ORDER BY name")).all();
+    expect(recorded.map((r) => r.name)).toEqual(["a", "b", "c", "lead a", "lead b", "lead c"]);
+    const history = await engine.execute(sql.raw(`SELECT name, status FROM ${historyTable} ORDER BY name`)).all();
+    expect(history).toEqual(names.map((n, i) => ({ name: `2026010100000${i}_lead_${n}`, status: "applied" })));
+    await dropTables(engine, ["mg_lead_runs", "mg_lead_a", "mg_lead_b", "mg_lead_c", historyTable]);
+  });
 });
 
 const sqlite = targets.find((t) => t.name === "SQLite");

@@ -3,6 +3,7 @@ import { sql } from "tempest-db-js";
 import { MigrationFailedError, MigrationStateError } from "../errors.js";
 import type { HistoryRow } from "../history/history-table.js";
 import type { LoadedMigration } from "../migration-folder.js";
+import { claimRow, recordOwnProgress, waitForOtherRunner } from "./claim-migration.js";
 import { withLockRetries } from "./lock-retry.js";
 import type { MigrationSegment, MigrationUnit } from "./migration-units.js";
 import { describeUnit, migrationSegments, migrationUnits } from "./migration-units.js";
@@ -93,6 +94,14 @@ export async function applyMigration(
   }
   // Where SQLite's runner re-reads the history: the first transaction (leading steps such as PRAGMA foreign_keys = OFF are per connection).
   const firstTransactional = segments.find((s) => s.transactional);
+  // SQLite: a migration that starts outside the transaction is claimed first, under BEGIN IMMEDIATE (see claimRow).
+  const claims = ctx.dialect.lock.perMigration && direction === "up";
+  if (claims && resumeAt === 0 && segments[0] !== undefined && !segments[0].transactional) {
+    if (!(await claimRow(ctx, row(0, "running", null), byAnother))) {
+      await waitForOtherRunner(ctx, name, ctx.lockWaitMs);
+      return skip(ctx, name);
+    }
+  }
   for (const segment of segments) {
     const end = segment.start + segment.units.length;
     try {
@@ -127,7 +136,8 @@ export async function applyMigration(
           runAlone(ctx, name, unit, segment.start, lockTimeoutMs, runUnit),
         );
         ran.push(describeUnit(unit));
-        await progress(ctx.engine, end);
+        if (claims) await recordOwnProgress(ctx, name, byAnother, (db) => progress(db, end));
+        else await progress(ctx.engine, end);
         continue;
       }
     } catch (error) {

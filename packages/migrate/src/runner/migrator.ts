@@ -7,6 +7,7 @@ import { runnerDialectOf } from "../migration-dialect.js";
 import type { LoadedMigration, MigrationFile } from "../migration-folder.js";
 import { listMigrations, loadMigration } from "../migration-folder.js";
 import { applyMigration } from "./apply-migration.js";
+import { waitForRunningRows } from "./claim-migration.js";
 import type { MigrateListener } from "./migrate-event.js";
 import type { RunContext } from "./run-context.js";
 
@@ -72,6 +73,7 @@ function context(options: RunnerOptions, dialect: RunnerDialect, history: Histor
     emit: options.onEvent ?? (() => {}),
     lockTimeoutMs: options.lockTimeoutMs ?? 5000,
     lockRetries: options.lockRetries ?? 3,
+    lockWaitMs: options.lockWaitMs ?? 600_000,
   };
 }
 
@@ -119,7 +121,11 @@ export async function migrateUp(options: UpOptions): Promise<UpResult> {
   const ctx = context(options, dialect, history);
   const files = listMigrations(options.folder);
   return holdLock(options, dialect, history, async () => {
-    const rows = await readHistory(options.engine, history);
+    let rows = await readHistory(options.engine, history);
+    // SQLite: a "running" row may be another runner's, applying it right now (see claimRow): wait until none is.
+    while (dialect.lock.perMigration && !options.resume && (await waitForRunningRows(ctx, rows, ctx.lockWaitMs))) {
+      rows = await readHistory(options.engine, history);
+    }
     verifyApplied(files, rows);
     const done = new Map(rows.map((r) => [r.name, r]));
     const unfinished = rows.filter((r) => r.status !== "applied");

@@ -11,4 +11,6 @@ export interface RunContext {
   readonly emit: MigrateListener;
   readonly lockTimeoutMs: number;
   readonly lockRetries: number;
+  /** Longest wait for another runner (the lock, or on SQLite a migration another runner claimed). */
+  readonly lockWaitMs: number;
 }
