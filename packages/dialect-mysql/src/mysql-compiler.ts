@@ -197,6 +197,15 @@ export class MysqlCompiler extends MysqlSchemaCompiler {
     return `CAST(DATE_ADD(${v}, ${interval}) AS DATETIME(3))`;
   }
 
+  /**
+   * DATE_ADD answers NULL past 9999 and for days and smaller units before year 1, but a month or
+   * year before year 1 lands in year 0 (January 31 of year 1 less a month is 0000-12-31).
+   */
+  protected override datetimeInRangeSql(sql: string): string {
+    const low = "CAST('0000-12-31 23:59:59.999' AS DATETIME(3))";
+    return `NULLIF(GREATEST(${sql}, ${low}), ${low})`;
+  }
+
   /** LENGTH counts bytes here. */
   protected override charLengthSql(sql: string): string {
     return `CHAR_LENGTH(${sql})`;

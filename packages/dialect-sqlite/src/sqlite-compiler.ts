@@ -227,6 +227,15 @@ export class SqliteCompiler extends SqlCompiler {
     }
   }
 
+  /**
+   * strftime answers NULL past year 9999 but goes on into year 0 and below ('-001-12-31...'), which
+   * sort before the sentinel as text.
+   */
+  protected override datetimeInRangeSql(sql: string): string {
+    const low = "'0000-12-31T23:59:59.999Z'";
+    return `NULLIF(MAX(${sql}, ${low}), ${low})`;
+  }
+
   protected columnType(column: ColumnDefinition): string {
     switch (column.kind) {
       case "integer":

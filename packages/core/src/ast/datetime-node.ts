@@ -46,6 +46,22 @@ export const INTERVAL_UNITS: readonly IntervalUnit[] = Object.freeze([
   "years",
 ]);
 
+/**
+ * The largest shift per unit: 1,000 years (as sql.nowPlusSeconds). A literal amount past it is refused
+ * when built; a computed one makes the shift NULL (compiler/datetime-compiler.ts), so that no
+ * database is asked for an interval or an instant past the range it holds.
+ */
+export const MAX_SHIFT_AMOUNT: Readonly<Record<IntervalUnit, number>> = {
+  milliseconds: 1000 * 365.2425 * 86_400_000,
+  seconds: 1000 * 365.2425 * 86_400,
+  minutes: 1000 * 365.2425 * 1440,
+  hours: 1000 * 365.2425 * 24,
+  days: 365_243,
+  weeks: 52_178,
+  months: 12_000,
+  years: 1000,
+};
+
 /** An instant cut down to the start of its `unit`, in UTC. */
 export interface DatetimeTruncNode {
   readonly kind: "datetimeTrunc";

@@ -1,4 +1,5 @@
 import type { DatetimeField, DatetimeNode, IntervalUnit, TruncUnit } from "../ast/datetime-node.js";
+import { MAX_SHIFT_AMOUNT } from "../ast/datetime-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import type { ColumnKind } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
@@ -62,10 +63,15 @@ export abstract class DatetimeCompiler extends WindowCompiler {
             "Shift by days or a smaller unit, or compute the date in the application.",
           );
         }
-        return this.datetimeShiftSql(
-          () => this.operand(node.operand, "datetime", ctx),
-          () => this.operand(node.amount, "bigint", ctx),
-          node.unit,
+        return this.datetimeInRangeSql(
+          this.datetimeShiftSql(
+            () => this.operand(node.operand, "datetime", ctx),
+            () => {
+              const amount = this.operand(node.amount, "bigint", ctx);
+              return node.amount.kind === "param" ? amount : this.shiftAmountInRangeSql(amount, node.unit);
+            },
+            node.unit,
+          ),
         );
       case "datetimeDiff": {
         const left = this.epochMillisSql(() => this.operand(node.left, "datetime", ctx));
@@ -100,6 +106,31 @@ export abstract class DatetimeCompiler extends WindowCompiler {
   protected datetimeShiftSql(value: SqlPart, amount: SqlPart, unit: IntervalUnit): string {
     return `(((${value()} AT TIME ZONE 'UTC') + ${amount()} * INTERVAL '${PG_INTERVAL[unit]}') AT TIME ZONE 'UTC')`;
   }
+
+  /**
+   * A shifted instant outside years 0001 to 9999 (UTC) as NULL, as MariaDB's DATE_ADD answers, where
+   * PostgreSQL would go on into years BC or past 9999 and SQLite into year 0. The instant is written
+   * once: clamped to a sentinel just outside each end, and the sentinel made NULL (a NULL stays NULL).
+   */
+  protected datetimeInRangeSql(sql: string): string {
+    const low = "TIMESTAMPTZ '0001-12-31 23:59:59.999+00 BC'";
+    const high = "TIMESTAMPTZ '10000-01-01 00:00:00+00'";
+    return `NULLIF(NULLIF(GREATEST(LEAST(${sql}, ${high}), ${low}), ${high}), ${low})`;
+  }
+
+  /**
+   * A computed amount past ±1,000 years of `unit` as NULL (a literal one is refused when built):
+   * PostgreSQL would raise "interval out of range" or "timestamp out of range" where MariaDB and
+   * SQLite answer NULL. Written once, clamped to a sentinel one past each end and the sentinel made NULL.
+   */
+  protected shiftAmountInRangeSql(amount: string, unit: IntervalUnit): string {
+    const past = String(MAX_SHIFT_AMOUNT[unit] + 1);
+    const clamped = this.extremeSql("greatest", [this.extremeSql("least", [amount, past]), `(-${past})`]);
+    return `NULLIF(NULLIF(${clamped}, ${past}), (-${past}))`;
+  }
+
+  /** GREATEST / LEAST of the arguments (see ExpressionCompiler). */
+  protected abstract extremeSql(fn: "greatest" | "least", args: readonly string[]): string;
 
   /** The type a CAST names for a kind (see ExpressionCompiler). */
   protected abstract expressionTypeSql(kind: ColumnKind): string;

@@ -1,4 +1,4 @@
-import type { DatetimeField, IntervalUnit, TruncUnit } from "../ast/datetime-node.js";
+import type { DatetimeField, TruncUnit } from "../ast/datetime-node.js";
 import {
   DATETIME_FIELDS,
   datetimeDiffNode,
@@ -6,6 +6,7 @@ import {
   datetimeShiftNode,
   datetimeTruncNode,
   INTERVAL_UNITS,
+  MAX_SHIFT_AMOUNT,
   TRUNC_UNITS,
 } from "../ast/datetime-node.js";
 import type { Expression } from "../ast/expression.js";
@@ -18,21 +19,6 @@ import { describe } from "./assert-bindable.js";
 import type { ReadOperand } from "./string-builders.js";
 import type { Operand } from "./value-type.js";
 import { anyNullable, kindColumn, nodeAs } from "./value-type.js";
-
-/**
- * The largest literal shift per unit: 1,000 years (as sql.nowPlusSeconds), so that every result of a
- * datetime of years 1000 to 9999 stays within the range each database holds.
- */
-const MAX_AMOUNT: Readonly<Record<IntervalUnit, number>> = {
-  milliseconds: 1000 * 365.2425 * 86_400_000,
-  seconds: 1000 * 365.2425 * 86_400,
-  minutes: 1000 * 365.2425 * 1440,
-  hours: 1000 * 365.2425 * 24,
-  days: 365_243,
-  weeks: 52_178,
-  months: 12_000,
-  years: 1000,
-};
 
 const NOW: Expression<Date> = brandExpression(nowNode(undefined));
 
@@ -69,9 +55,9 @@ export function datetimeBuilders(operand: ReadOperand) {
       const literal = typeof amount.literal === "bigint" ? Number(amount.literal) : amount.literal;
       if (literal === null) {
         amountNode = paramNode(null, kindColumn("bigint"));
-      } else if (typeof literal !== "number" || !Number.isSafeInteger(literal) || Math.abs(literal) > MAX_AMOUNT[unit]) {
+      } else if (typeof literal !== "number" || !Number.isSafeInteger(literal) || Math.abs(literal) > MAX_SHIFT_AMOUNT[unit]) {
         throw new ValidationError(
-          `${where} (amount): takes an integer number of ${unit} within ±${MAX_AMOUNT[unit]} (1,000 years); for a fraction use a smaller unit`,
+          `${where} (amount): takes an integer number of ${unit} within ±${MAX_SHIFT_AMOUNT[unit]} (1,000 years); for a fraction use a smaller unit`,
         );
       } else {
         amountNode = paramNode(sign === 1 || literal === 0 ? literal : -literal, kindColumn("bigint"));

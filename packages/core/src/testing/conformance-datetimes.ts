@@ -217,6 +217,78 @@ export function datetimeTests(engineOf: () => Engine): void {
       if (!calendar()) expect(() => engine.compile(months)).toThrow(UnsupportedFeatureError);
     });
 
+    it("a shift that leaves years 0001 to 9999 is NULL on every database, and one that stays is exact", async () => {
+      // Found by the differential test: PostgreSQL went on into years BC (and SQLite into year 0)
+      // where MariaDB answered NULL, so a shift back into range gave a date on two databases only.
+      const first = new Date("0001-01-01T00:00:00.000Z");
+      const last = new Date("9999-12-31T23:59:59.999Z");
+      const result = await engine
+        .execute(
+          select(Value)
+            .where({ id: FIRST_ID })
+            .columns((q) => ({
+              beforeFirst: q.subInterval(first, 1, "milliseconds"),
+              weekBefore: q.subInterval(first, 1, "weeks"),
+              backAgain: q.addInterval(q.subInterval(first, 1, "weeks"), 7, "days"),
+              afterLast: q.addInterval(last, 1, "milliseconds"),
+              dayAfter: q.addInterval(last, 1, "days"),
+              stays: q.addInterval(first, 0, "days"),
+              lastKept: q.addInterval(new Date("9999-12-31T23:59:59.998Z"), 1, "milliseconds"),
+              firstKept: q.subInterval(new Date("0001-01-01T00:00:00.001Z"), 1, "milliseconds"),
+            })),
+        )
+        .one();
+      expect(result).toEqual({
+        beforeFirst: null,
+        weekBefore: null,
+        backAgain: null,
+        afterLast: null,
+        dayAfter: null,
+        stays: first,
+        lastKept: last,
+        firstKept: first,
+      });
+      // A computed amount past 1,000 years (a literal one is refused when built): NULL, where
+      // PostgreSQL raised "interval out of range". The row's integerValue is -3.
+      const at = rows[0]?.datetimeValue as Date;
+      const computed = await engine
+        .execute(
+          select(Value)
+            .where({ id: FIRST_ID })
+            .columns((q) => ({
+              farDays: q.addInterval("datetimeValue", q.mul("integerValue", -1_000_000_000), "days"),
+              farBack: q.subInterval("datetimeValue", q.mul("integerValue", 1_000_000_000), "hours"),
+              pastLimit: q.addInterval("datetimeValue", q.mul("integerValue", -121_748), "days"),
+              atLimit: q.addInterval("datetimeValue", q.mul("integerValue", -121_747), "days"),
+            })),
+        )
+        .one();
+      expect(computed).toEqual({ farDays: null, farBack: null, pastLimit: null, atLimit: shifted(at, 365_241, "days") });
+      if (!calendar()) return;
+      const months = await engine
+        .execute(
+          select(Value)
+            .where({ id: FIRST_ID })
+            .columns((q) => ({
+              monthBefore: q.subInterval(new Date("0001-01-31T00:00:00.000Z"), 1, "months"),
+              yearBefore: q.subInterval(new Date("0001-06-01T00:00:00.000Z"), 1, "years"),
+              yearAfter: q.addInterval(new Date("9999-03-01T00:00:00.000Z"), 1, "years"),
+              backAgain: q.addInterval(q.subInterval(new Date("0001-01-31T00:00:00.000Z"), 1, "months"), 1, "months"),
+              monthKept: q.subInterval(new Date("0001-02-28T00:00:00.000Z"), 1, "months"),
+              farMonths: q.addInterval("datetimeValue", q.mul("integerValue", -1_000_000_000), "months"),
+            })),
+        )
+        .one();
+      expect(months).toEqual({
+        monthBefore: null,
+        yearBefore: null,
+        yearAfter: null,
+        backAgain: null,
+        monthKept: new Date("0001-01-28T00:00:00.000Z"),
+        farMonths: null,
+      });
+    });
+
     it("diffSeconds is exact to the millisecond, and now() moves by an interval", async () => {
       const origin = new Date("2024-02-29T12:34:56.789Z");
       const result = await engine
