@@ -7,19 +7,20 @@ import { createEngine, deleteFrom, dropTable, insert, UnsupportedFeatureError, V
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Target } from "./support/databases.js";
 import { closeTargets, openTargets } from "./support/databases.js";
-import { buildExpressionQuery, needsExactDecimals, ordered, touchesNumeric } from "./support/expression-build.js";
+import { buildExpressionQuery, needsExactDecimals, ordered, shiftsByCalendar, touchesNumeric } from "./support/expression-build.js";
 import type { QuerySpec, Row } from "./support/expression-spec.js";
 import { ExprRow, querySpecArb, rowsArb, showSpec } from "./support/expression-spec.js";
 import { normal } from "./support/query-run.js";
 
 // Random typed expression trees (arithmetic with its integer-division and NULL-on-zero rules,
-// coalesce, nullif, case, cast, greatest/least, comparisons, string functions, aggregates over
-// expressions with filter and distinct) in columns, where, groupBy/having and orderBy, over random
-// rows (NULLs, zero, negatives, 32- and 64-bit limits, boundary and DST datetimes, boundary dates),
+// coalesce, nullif, case, cast, greatest/least, comparisons, string functions, the date functions
+// dateTrunc / extract / addInterval / subInterval / diffSeconds, aggregates over expressions with
+// filter and distinct) in columns, where, groupBy/having and orderBy, over random rows (NULLs, zero,
+// negatives, 32- and 64-bit limits, boundary, leap-day, month-end and DST datetimes, boundary dates),
 // on PostgreSQL (15, or 18 under vitest.pg18.config.ts), MariaDB and SQLite (file and memory). Every
 // database gives the same JavaScript rows; or, where a dialect lacks exact decimals, an
 // UnsupportedFeatureError from compile and from execute, exactly on the dialects whose capability
-// flag says so; or, when the builder refuses the tree, a ValidationError before any database is
+// flag says so (exactDecimalAggregates, calendarIntervals); or, when the builder refuses the tree, a ValidationError before any database is
 // asked. No oracle: the databases are compared with each other. CI runs a quick sample;
 // DIFFERENTIAL_EXPRESSION_RUNS (or DIFFERENTIAL_RUNS) raises it, DIFFERENTIAL_SEED replays one.
 const RUNS = Number(process.env.DIFFERENTIAL_EXPRESSION_RUNS ?? process.env.DIFFERENTIAL_RUNS ?? 25);
@@ -67,6 +68,7 @@ const tally = {
   answered: 0,
   withRows: 0,
   refusedWithoutExactDecimals: 0,
+  refusedWithoutCalendarIntervals: 0,
   invalid: 0,
   overflowEverywhere: 0,
   overflowSomewhere: 0,
@@ -124,6 +126,7 @@ async function check(spec: QuerySpec, useQ: boolean): Promise<string[]> {
   tally.byShape[spec.shape] = (tally.byShape[spec.shape] ?? 0) + 1;
   const surely = needsExactDecimals(statement);
   const maybe = touchesNumeric(statement);
+  const calendar = shiftsByCalendar(statement);
   const problems: string[] = [];
   const answers: { label: string; rows: string[] }[] = [];
   const refusals = new Set<string>();
@@ -132,14 +135,19 @@ async function check(spec: QuerySpec, useQ: boolean): Promise<string[]> {
   for (const target of targets) {
     const got = await outcome(target, statement);
     const lacks = !target.engine.capabilities.exactDecimalAggregates;
+    const noCalendar = !target.engine.capabilities.calendarIntervals;
     if (got.t === "error") {
       errors++;
       problems.push(`${target.label}: ${got.message}`);
     } else if (got.t === "unsupported") {
       refusals.add(`${target.database}: ${got.feature}`);
       refusedCount++;
-      if (!lacks || !maybe || !got.feature.includes("exact decimal")) problems.push(`${target.label}: refused "${got.feature}"`);
+      const decimals = lacks && maybe && got.feature.includes("exact decimal");
+      const months = noCalendar && calendar && got.feature.includes("calendar intervals");
+      if (!decimals && !months) problems.push(`${target.label}: refused "${got.feature}"`);
+      if (months) tally.refusedWithoutCalendarIntervals++;
     } else if (lacks && surely) problems.push(`${target.label}: answered, but it lacks exact decimals`);
+    else if (noCalendar && calendar) problems.push(`${target.label}: answered, but it lacks calendar intervals`);
     else answers.push({ label: target.label, rows: ordered(spec) ? got.rows : [...got.rows].sort() });
   }
   if (answers.length < targets.length) tally.refusedWithoutExactDecimals++;

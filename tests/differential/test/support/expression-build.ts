@@ -55,6 +55,14 @@ export function expression(e: E, h: Helpers, q: boolean): any {
       return h[e.fn](x(e.args[0] as E));
     case "length":
       return h.length(x(e.a));
+    case "trunc":
+      return h.dateTrunc(e.unit, x(e.a));
+    case "field":
+      return h.extract(e.field, x(e.a));
+    case "shift":
+      return h[e.sub ? "subInterval" : "addInterval"](x(e.a), x(e.amount), e.unit);
+    case "diff":
+      return h.diffSeconds(x(e.a), x(e.b));
   }
 }
 
@@ -134,8 +142,10 @@ export function needsExactDecimals(statement: Executable<unknown>): boolean {
   return findNode(
     statement,
     (node) =>
-      ((node.kind === "arithmetic" || node.kind === "negate" || node.kind === "cast") && node.type?.kind === "numeric") ||
-      (node.kind === "cast" && node.from === "numeric") ||
+      ((node.kind === "arithmetic" || node.kind === "negate") && node.type?.kind === "numeric") ||
+      // A cast of a numeric to numeric (a NULL literal cast to numeric is one) is its operand, unchanged.
+      (node.kind === "cast" && node.type?.kind === "numeric" && node.from !== "numeric") ||
+      (node.kind === "cast" && node.from === "numeric" && node.type?.kind !== "numeric") ||
       (node.kind === "aggregateOf" && (node.fn === "sum" || node.fn === "avg") && node.operandKind === "numeric"),
   );
 }
@@ -143,4 +153,9 @@ export function needsExactDecimals(statement: Executable<unknown>): boolean {
 /** Whether a numeric value is anywhere in a built statement (what a database without exact decimals may refuse). */
 export function touchesNumeric(statement: Executable<unknown>): boolean {
   return findNode(statement, (node) => node.kind === "numeric" || node.type?.kind === "numeric" || node.operandKind === "numeric");
+}
+
+/** Whether a built statement shifts a datetime by months or years (refused where `calendarIntervals` is false). */
+export function shiftsByCalendar(statement: Executable<unknown>): boolean {
+  return findNode(statement, (node) => node.kind === "datetimeShift" && (node.unit === "months" || node.unit === "years"));
 }

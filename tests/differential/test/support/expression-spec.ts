@@ -25,27 +25,50 @@ export class ExprRow extends Model {
 }
 
 export type Kind = "int" | "big" | "real" | "num" | "bool" | "dt" | "date" | "text";
-type Field = "g" | "i" | "j" | "b" | "r" | "m" | "t" | "d" | "dd" | "f";
+type Column = "g" | "i" | "j" | "b" | "r" | "m" | "t" | "d" | "dd" | "f";
 
 const INT32 = [0, 1, -1, 7, -7, 3, 2147483647, -2147483648];
 const INT64 = [0n, 1n, -1n, 5n, -9n, 9007199254740991n, 9007199254740993n, 9223372036854775807n, -9223372036854775808n];
 /** Dyadic fractions: sums and averages are exact whatever order a database adds them in. */
 const REALS = [0, -0, 0.5, -1.25, 2, 1024.75, 1e15];
 const DECIMALS = ["0", "1.5", "-0.25", "10", "99999999.9999", "-3.3333"];
-/** Boundaries and DST days: Amsterdam (the PG 18 run's TZ) switches at 01:00 UTC, Sao Paulo (the PG 15 run's) did in 2018. */
-const DATETIMES = [
+/**
+ * Boundaries and DST days. Amsterdam (the PG 18 run's TZ) switches at 01:00 UTC on the last Sundays of
+ * March and October; Sao Paulo (the PG 15 run's) began DST at 03:00 UTC on 2018-11-04 and ended it at
+ * 02:00 UTC on 2019-02-17; the PostgreSQL session is in Asia/Kathmandu (+05:45) and MariaDB's at -03:00.
+ * Leap days and month ends are where calendar months fall back; the last millisecond of 1999 and of
+ * 9999 are where a truncation or a shift crosses a year.
+ */
+export const DATETIMES = [
   "1969-12-31T23:59:59.999Z",
   "1970-01-01T00:00:00.000Z",
+  "1999-12-31T23:59:59.999Z",
+  "2000-02-29T12:00:00.000Z",
+  "2024-01-31T23:30:00.250Z",
   "2024-03-31T00:59:59.999Z",
   "2024-03-31T01:00:00.000Z",
   "2024-10-27T00:59:59.999Z",
   "2024-10-27T01:00:00.000Z",
   "2018-11-04T02:59:59.999Z",
   "2018-11-04T03:00:00.000Z",
+  "2019-02-17T01:59:59.999Z",
+  "2019-02-17T02:00:00.000Z",
+  "1000-01-01T00:00:00.000Z",
   "0001-01-01T00:00:00.000Z",
   "9999-12-31T23:59:59.999Z",
 ];
-const DATES = ["0001-01-01", "1969-12-31", "1970-01-01", "2024-03-31", "2024-10-27", "9999-12-31"];
+export const DATES = [
+  "0001-01-01",
+  "1000-01-01",
+  "1969-12-31",
+  "1970-01-01",
+  "1999-12-31",
+  "2000-02-29",
+  "2024-03-31",
+  "2024-10-27",
+  "2018-11-04",
+  "9999-12-31",
+];
 const TEXTS = ["", "a", "A", "ß", "é", "e\u0301", "a b ", " x", "10", "😀z"];
 
 export type Row = Record<string, unknown>;
@@ -75,9 +98,12 @@ export type Arith = "add" | "sub" | "mul" | "div" | "mod";
 export type Cmp = "eq" | "ne" | "lt" | "lte" | "gt" | "gte";
 export type StrFn = "lower" | "upper" | "trim" | "ltrim" | "rtrim" | "concat" | "substring";
 export type CastTo = "integer" | "bigint" | "real" | "numeric" | "text" | "date";
+export type TruncUnit = "year" | "month" | "week" | "day" | "hour" | "minute";
+export type Field = "year" | "month" | "day" | "hour" | "minute" | "second" | "isoDayOfWeek" | "isoWeek" | "isoYear";
+export type Unit = "milliseconds" | "seconds" | "minutes" | "hours" | "days" | "weeks" | "months" | "years";
 
 export type E =
-  | { readonly t: "col"; readonly f: Field }
+  | { readonly t: "col"; readonly f: Column }
   /** A JavaScript literal operand (a bigint as "123n", a Date as its ISO text), or fn.val of a kind. */
   | { readonly t: "lit"; readonly v: unknown; readonly as?: "numeric" | "date" | "text" | "integer" | "datetime" }
   | { readonly t: "arith"; readonly op: Arith; readonly a: E; readonly b: E }
@@ -89,9 +115,14 @@ export type E =
   | { readonly t: "cast"; readonly a: E; readonly to: CastTo }
   | { readonly t: "cmp"; readonly op: Cmp; readonly a: E; readonly b: E }
   | { readonly t: "str"; readonly fn: StrFn; readonly args: readonly E[]; readonly start: number; readonly length: number | undefined }
-  | { readonly t: "length"; readonly a: E };
+  | { readonly t: "length"; readonly a: E }
+  /** The date functions, on datetimes: fn.dateTrunc, fn.extract (epoch as a real), fn.addInterval / subInterval, fn.diffSeconds. */
+  | { readonly t: "trunc"; readonly unit: TruncUnit; readonly a: E }
+  | { readonly t: "field"; readonly field: Field | "epoch"; readonly a: E }
+  | { readonly t: "shift"; readonly sub: boolean; readonly a: E; readonly amount: E; readonly unit: Unit }
+  | { readonly t: "diff"; readonly a: E; readonly b: E };
 
-const COLUMNS: Record<Kind, readonly Field[]> = {
+const COLUMNS: Record<Kind, readonly Column[]> = {
   int: ["i", "j", "g"],
   big: ["b"],
   real: ["r"],
@@ -122,6 +153,22 @@ function partner(kind: Kind): fc.Arbitrary<Kind> {
   if (kind === "int") return fc.constant("int");
   return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(kind, "int") }, { weight: 1, arbitrary: fc.constantFrom(...NUMBER_KINDS) });
 }
+
+/**
+ * An interval's amount: mostly a small literal or a small integer column (j, g), now and then any
+ * integer tree (a 32-bit limit as days is refused when bound, or past the year range when computed).
+ */
+function amountArb(depth: number): fc.Arbitrary<E> {
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(0, 1, -1, 2, 12, -13, 59, 1000, null).map((v): E => ({ t: "lit", v })) },
+    { weight: 3, arbitrary: fc.constantFrom<Column>("j", "g").map((f): E => ({ t: "col", f })) },
+    { weight: 1, arbitrary: exprArb("int", Math.max(0, depth - 1)) },
+  );
+}
+
+const TRUNC_UNITS: readonly TruncUnit[] = ["year", "month", "week", "day", "hour", "minute"];
+const FIELDS: readonly (Field | "epoch")[] = ["year", "month", "day", "hour", "minute", "second", "isoDayOfWeek", "isoWeek", "isoYear"];
+const UNITS: readonly Unit[] = ["milliseconds", "seconds", "minutes", "hours", "days", "weeks", "months", "years"];
 
 const memo = new Map<string, fc.Arbitrary<E>>();
 
@@ -181,12 +228,22 @@ function makeExprArb(kind: Kind, depth: number): fc.Arbitrary<E> {
         weight: 1,
         arbitrary: sub("text").map((a): E => ({ t: "length", a })),
       });
+      choices.push({
+        weight: 2,
+        arbitrary: fc.tuple(fc.constantFrom(...FIELDS), sub("dt")).map(([field, a]): E => ({ t: "field", field, a })),
+      });
       break;
     case "big":
       choices.push(cast("int", "bigint"));
       break;
     case "real":
-      choices.push(cast("int", "real"), cast("num", "real"), cast("big", "real"));
+      choices.push(
+        cast("int", "real"),
+        cast("num", "real"),
+        cast("big", "real"),
+        { weight: 1, arbitrary: sub("dt").map((a): E => ({ t: "field", field: "epoch", a })) },
+        { weight: 2, arbitrary: fc.tuple(sub("dt"), sub("dt")).map(([a, b]): E => ({ t: "diff", a, b })) },
+      );
       break;
     case "num":
       choices.push(cast("int", "numeric"));
@@ -205,6 +262,20 @@ function makeExprArb(kind: Kind, depth: number): fc.Arbitrary<E> {
       });
       break;
     case "date":
+      break;
+    case "dt":
+      choices.push(
+        {
+          weight: 3,
+          arbitrary: fc.tuple(fc.constantFrom(...TRUNC_UNITS), same).map(([unit, a]): E => ({ t: "trunc", unit, a })),
+        },
+        {
+          weight: 3,
+          arbitrary: fc
+            .tuple(fc.boolean(), same, amountArb(depth), fc.constantFrom(...UNITS))
+            .map(([sub, a, amount, unit]): E => ({ t: "shift", sub, a, amount, unit })),
+        },
+      );
       break;
     case "bool":
       choices.push({
@@ -240,7 +311,7 @@ export type QuerySpec =
   | { readonly shape: "group"; readonly key: E | undefined; readonly aggs: readonly AggSpec[]; readonly having: AggSpec | undefined };
 
 const DEPTH = 3;
-const anyKind = fc.constantFrom<Kind>("int", "int", "big", "real", "num", "bool", "dt", "date", "text");
+const anyKind = fc.constantFrom<Kind>("int", "int", "big", "real", "num", "bool", "dt", "dt", "date", "text");
 
 const aggArb: fc.Arbitrary<AggSpec> = fc.constantFrom<Agg>("count", "sum", "avg", "min", "max").chain((fn) =>
   fc.record({
