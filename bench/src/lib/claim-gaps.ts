@@ -72,6 +72,19 @@ export class ClaimGapRecorder {
     return Math.max(longest, to - previous);
   }
 
+  /** How many times in [from, to] no claim returned for longer than `ms` (between successive claims). */
+  gapsOver(from: number, to: number, ms: number): number {
+    let previous = from;
+    let count = 0;
+    for (const at of this.#claims) {
+      if (at < from) continue;
+      if (at > to) break;
+      if (at - previous > ms) count++;
+      previous = at;
+    }
+    return count + (to - previous > ms ? 1 : 0);
+  }
+
   async stop(): Promise<void> {
     this.#stop.abort();
     await Promise.all(this.#lanes);
