@@ -3,6 +3,7 @@ import { cte, op, or, select, sql, UnsupportedFeatureError, update, ValidationEr
 import type { ClaimOptions, ClaimPlan } from "./claim-batch.js";
 import { candidates, claimBatch, claimPlan, claimSet, sortDue } from "./claim-batch.js";
 import type { SettleResult } from "./fenced-update.js";
+import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
@@ -35,6 +36,10 @@ export function checkFusable(
       "Use the two-statement cycle — drain()/work() without { fused: true }, or markSent() then claimBatch() — which is as safe and, on an in-process or single-round-trip driver, as fast.",
     );
   }
+  if ((options as QueueOptions).onSent === "delete")
+    throw new ValidationError(
+      `${where}: fused does not combine with onSent: "delete" (its settlement is an UPDATE to sent); drop one of them`,
+    );
   if (options.perConsumer !== undefined)
     throw new ValidationError(
       `${where}: fused does not combine with perConsumer (a fair claim is two statements by design); drop one of them`,

@@ -1,5 +1,5 @@
 import type { Engine } from "tempest-db-js";
-import { select, update, ValidationError } from "tempest-db-js";
+import { select, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { QueueOptions } from "../src/index.js";
 import { claimBatch, drain, enqueue, markSent, purgeSettled, retryFailed, work } from "../src/index.js";
@@ -108,6 +108,17 @@ describe.each(targets)("onSent: delete on $name", (target) => {
     expect((await worker).sent).toBe(30);
     expect(errors).toEqual([]);
     expect(await rowsOf(engine, Outbound)).toEqual([]);
+  });
+
+  it("is refused with the fused cycle, whose settlement is an UPDATE, instead of marking sent", async () => {
+    const { Outbound } = await freshQueue(engine, "del_fused");
+    await enqueue(engine, Outbound, { consumer: "a" });
+    const fused = drain(engine, Outbound, () => {}, { ...queue, fused: true });
+    // PostgreSQL has the fused cycle and refuses the pair; the others refuse the cycle itself.
+    await expect(fused).rejects.toThrow(
+      target.name === "PostgreSQL" ? /fused does not combine with onSent: "delete"/ : UnsupportedFeatureError,
+    );
+    expect(await engine.execute(select(Outbound, ["status"])).all()).toEqual([{ status: "queued" }]);
   });
 
   it("refuses an unknown value by name", async () => {
