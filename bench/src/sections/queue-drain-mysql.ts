@@ -43,7 +43,7 @@ async function countSent(admin: Pool, table: string): Promise<number> {
   return Number(rows[0]?.n);
 }
 
-async function rawMysqlDrain(pool: Pool, table: string): Promise<void> {
+export async function rawMysqlDrain(pool: Pool, table: string): Promise<void> {
   const q = rawMysqlSql(table);
   const lane = async () => {
     for (;;) {

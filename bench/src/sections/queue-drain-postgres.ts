@@ -43,7 +43,7 @@ export function rawPostgresSql(table: string) {
   };
 }
 
-async function rawPgDrain(pool: pg.Pool, table: string, prepared: boolean): Promise<void> {
+export async function rawPgDrain(pool: pg.Pool, table: string, prepared: boolean): Promise<void> {
   const q = rawPostgresSql(table);
   const lane = async () => {
     for (;;) {

@@ -48,7 +48,7 @@ export function loadSqliteJobs(db: Database.Database, table: string, n: number):
   // contenders would plan with different statistics.
 }
 
-function rawSqliteDrain(db: Database.Database, table: string): Promise<void> {
+export function rawSqliteDrain(db: Database.Database, table: string): Promise<void> {
   const q = rawSqliteSql(table);
   const claim = db.prepare(q.claim);
   const claimTx = db.transaction(() => claim.all("sending", "queued", 0.001) as { id: string; attempts: number }[]);
