@@ -24,6 +24,7 @@ import { isOperator } from "./op.js";
 import { fieldNames } from "./resolve-set.js";
 import { resolveValue } from "./resolve-value.js";
 import { isSubquery } from "./subquery.js";
+import { acceptKind, fits, valueAccepter } from "./value-accepter.js";
 import { refuseWindowValue } from "./window-rules.js";
 
 /** What the where language names fields in: a table, a query's scope, or a projection's keys (HAVING). */
@@ -177,8 +178,15 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
       if (operand.length === 0)
         return plain === undefined ? constantNode(negated) : constantNode(negated, { origin: plain, field: column.field });
       // An index loop, not map: a hole in a sparse array is undefined, and refused, instead of skipped.
+      // The usual item (a string or number the column takes: `fits`, exactly as strict as checkValue)
+      // is bound as it is; anything else takes resolveValue, which also words the error.
       const values: ValueNode[] = new Array(operand.length);
-      for (let i = 0; i < operand.length; i++) values[i] = resolveValue(column, operand[i], label(at, "[", i, "]"), false);
+      const kind = acceptKind(column);
+      const accept = valueAccepter(column);
+      for (let i = 0; i < operand.length; i++) {
+        const item: unknown = operand[i];
+        values[i] = fits(kind, accept, item) ? paramNode(item, column) : resolveValue(column, item, label(at, "[", i, "]"), false);
+      }
       Object.freeze(values);
       return inListNode(column, negated, values, plain);
     }
