@@ -326,10 +326,13 @@ export type {
 export type { CompoundRow, CteModel, CteSource, MatchingColumns, SameColumns } from "./types/set-types.js";
 export type {
   AggregateWindow,
+  DistinctAggregateOptions,
   FrameBound,
   OffsetOptions,
   OrderedWindow,
+  Windowable,
   WindowableAggregate,
+  WindowableAggregateOptions,
   WindowExpression,
   WindowFrame,
   WindowFunction,

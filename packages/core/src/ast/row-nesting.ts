@@ -1,6 +1,8 @@
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { NestedGroup, QueryParts, RowNesting } from "./query-node.js";
 import type { SelectNode } from "./statement-node.js";
+import type { ValueNode } from "./value-node.js";
+import { findInTree, isNestedQuery } from "./walk-tree.js";
 
 const nestings = new WeakMap<readonly ColumnMeta[], RowNesting>();
 
@@ -56,4 +58,19 @@ export function outerJoinedAliases(parts: QueryParts): ReadonlySet<string> {
     seen.push(join.source.alias);
   }
   return nullable;
+}
+
+/**
+ * Whether a computed value reads a column of an outer-joined source (outside its subqueries): its
+ * declared type may say NOT NULL, but the row an outer join did not find makes it NULL (`x + 1`).
+ */
+export function readsOuterJoined(node: ValueNode, outer: ReadonlySet<string>): boolean {
+  if (outer.size === 0) return false;
+  return (
+    findInTree(
+      node,
+      (n) => (n.kind === "sourceColumn" && outer.has(n.column.table) ? true : undefined),
+      (n) => !isNestedQuery(n),
+    ) === true
+  );
 }

@@ -240,6 +240,7 @@ export function forEachChild<S>(node: TreeNode, visit: (child: TreeNode, state: 
     case "ranking":
       return;
     case "offsetFunction":
+      visit(node.value, state);
       if (node.fallback !== undefined) visit(node.fallback, state);
       return;
     case "windowSpec":

@@ -1,4 +1,5 @@
 import type { ColumnMeta } from "../schema/column-meta.js";
+import type { AggregateOfNode } from "./expression-node.js";
 import type { AggregateNode, ValueNode } from "./value-node.js";
 
 /** `ROW_NUMBER()`, `RANK()`, `DENSE_RANK()`: a row's place in its partition's order. */
@@ -7,22 +8,25 @@ export interface RankingFunctionNode {
   readonly fn: "rowNumber" | "rank" | "denseRank";
 }
 
-/** `LAG(col, offset[, default])` / `LEAD(...)`: a column of the row `offset` rows before / after in the window's order. */
+/** `LAG(value, offset[, default])` / `LEAD(...)`: a value of the row `offset` rows before / after in the window's order. */
 export interface OffsetFunctionNode {
   readonly kind: "offsetFunction";
   readonly fn: "lag" | "lead";
+  /** A source's column, or a typed expression over the row. */
+  readonly value: ValueNode;
+  /** How the value reads: the source's column, or the expression's result column (see typedResult). */
   readonly column: ColumnMeta;
   readonly offset: number;
   /** The value where no such row exists; undefined: NULL. */
   readonly fallback: ValueNode | undefined;
 }
 
-/** What may stand before `OVER (...)`: a ranking or offset function, or an aggregate. */
-export type WindowFunctionNode = RankingFunctionNode | OffsetFunctionNode | AggregateNode;
+/** What may stand before `OVER (...)`: a ranking or offset function, or an aggregate (of a column, or of an expression). */
+export type WindowFunctionNode = RankingFunctionNode | OffsetFunctionNode | AggregateNode | AggregateOfNode;
 
 /**
  * One key of a window's PARTITION BY or ORDER BY. `sort` describes how its values compare (the
- * column itself, or an aggregate's result column): the compiler pins enum order and NULL as the
+ * column itself, an aggregate's or a typed expression's result column): the compiler pins enum order and NULL as the
  * largest value from it, as the select's own ORDER BY does.
  */
 export interface WindowKeyNode {
@@ -76,11 +80,12 @@ export function rankingFunctionNode(fn: RankingFunctionNode["fn"]): RankingFunct
 
 export function offsetFunctionNode(
   fn: OffsetFunctionNode["fn"],
+  value: ValueNode,
   column: ColumnMeta,
   offset: number,
   fallback: ValueNode | undefined,
 ): OffsetFunctionNode {
-  return Object.freeze({ kind: "offsetFunction", fn, column, offset, fallback });
+  return Object.freeze({ kind: "offsetFunction", fn, value, column, offset, fallback });
 }
 
 export function windowKeyNode(

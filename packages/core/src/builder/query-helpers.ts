@@ -1,11 +1,12 @@
 import type { Expression } from "../ast/expression.js";
-import { brandExpression } from "../ast/expression.js";
+import { brandExpression, expressionNode } from "../ast/expression.js";
+import type { AggregateOfNode } from "../ast/expression-node.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { AggregateFunction } from "../ast/value-node.js";
 import { aggregateNode, existsNode, scalarSubqueryNode, sourceColumnNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import { expressionBuilders } from "../expression/expression-builders.js";
-import type { ExpressionAggregateOptions, SumOfKind } from "../expression/fn.js";
+import type { SumOfKind } from "../expression/fn.js";
 import type { ModelClass } from "../schema/model.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { columnOf, tableMeta } from "../schema/table-meta.js";
@@ -13,7 +14,14 @@ import type { KindOf, NumberOperand, RefExpression, RefKind, Resolved, ValueOf }
 import type { ColumnValue, FieldOf } from "../types/model-types.js";
 import type { QueryExpressionHelpers, QueryNumber, QueryOperand } from "../types/query-expression-types.js";
 import type { NumberRef, QueryWhereArg, RefOf, RefValue, Sources, SumOf } from "../types/query-types.js";
-import type { OffsetOptions, WindowableAggregate, WindowFunction } from "../types/window-types.js";
+import type {
+  DistinctAggregateOptions,
+  OffsetOptions,
+  Windowable,
+  WindowableAggregate,
+  WindowableAggregateOptions,
+  WindowFunction,
+} from "../types/window-types.js";
 import type { Executable } from "./executable.js";
 import { isExecutable } from "./executable.js";
 import type { QueryScope } from "./query-scope.js";
@@ -28,25 +36,47 @@ import { windowableAggregate, windowHelpers } from "./window-helpers.js";
  * An aggregate with `.over(window)` is computed per row over its window (docs/window-functions.md).
  */
 export interface QueryHelpers<I, S extends Sources> extends QueryExpressionHelpers<I, S> {
-  // Over an expression, or with a filter: not windowable (see QueryExpressionHelpers for the rest).
-  count(value: Expression<any, any>, options?: ExpressionAggregateOptions<QueryWhereArg<I, S>>): Expression<number, "integer">;
-  count(value: RefOf<I, S>, options: ExpressionAggregateOptions<QueryWhereArg<I, S>>): Expression<number, "integer">;
-  sum<A extends QueryNumber<I, S>>(value: A, options: ExpressionAggregateOptions<QueryWhereArg<I, S>>): SumOfKind<Resolved<I, S, A>>;
-  sum<A extends NumberOperand & Expression<any, any>>(value: A): SumOfKind<A>;
-  avg<A extends QueryNumber<I, S>>(value: A, options: ExpressionAggregateOptions<QueryWhereArg<I, S>>): SumOfKind<Resolved<I, S, A>>;
-  avg<A extends NumberOperand & Expression<any, any>>(value: A): SumOfKind<A>;
+  // Over an expression, or with a filter: windowable too, unless distinct (see QueryExpressionHelpers for the rest).
+  count(value: Expression<any, any> | RefOf<I, S>, options: DistinctAggregateOptions<QueryWhereArg<I, S>>): Expression<number, "integer">;
+  count(
+    value: Expression<any, any>,
+    options?: WindowableAggregateOptions<QueryWhereArg<I, S>>,
+  ): Windowable<Expression<number, "integer">, I, S>;
+  count(value: RefOf<I, S>, options: WindowableAggregateOptions<QueryWhereArg<I, S>>): Windowable<Expression<number, "integer">, I, S>;
+  sum<A extends QueryNumber<I, S>>(value: A, options: DistinctAggregateOptions<QueryWhereArg<I, S>>): SumOfKind<Resolved<I, S, A>>;
+  sum<A extends QueryNumber<I, S>>(
+    value: A,
+    options: WindowableAggregateOptions<QueryWhereArg<I, S>>,
+  ): Windowable<SumOfKind<Resolved<I, S, A>>, I, S>;
+  sum<A extends NumberOperand & Expression<any, any>>(value: A): Windowable<SumOfKind<A>, I, S>;
+  avg<A extends QueryNumber<I, S>>(value: A, options: DistinctAggregateOptions<QueryWhereArg<I, S>>): SumOfKind<Resolved<I, S, A>>;
+  avg<A extends QueryNumber<I, S>>(
+    value: A,
+    options: WindowableAggregateOptions<QueryWhereArg<I, S>>,
+  ): Windowable<SumOfKind<Resolved<I, S, A>>, I, S>;
+  avg<A extends NumberOperand & Expression<any, any>>(value: A): Windowable<SumOfKind<A>, I, S>;
   min<A extends QueryOperand<I, S>>(
     value: A,
-    options: ExpressionAggregateOptions<QueryWhereArg<I, S>>,
+    options: DistinctAggregateOptions<QueryWhereArg<I, S>>,
   ): Expression<ValueOf<Resolved<I, S, A>> | null, KindOf<Resolved<I, S, A>>>;
-  min<A extends Expression<any, any>>(value: A): Expression<ValueOf<A> | null, KindOf<A>>;
+  min<A extends QueryOperand<I, S>>(
+    value: A,
+    options: WindowableAggregateOptions<QueryWhereArg<I, S>>,
+  ): Windowable<Expression<ValueOf<Resolved<I, S, A>> | null, KindOf<Resolved<I, S, A>>>, I, S>;
+  min<A extends Expression<any, any>>(value: A): Windowable<Expression<ValueOf<A> | null, KindOf<A>>, I, S>;
   max<A extends QueryOperand<I, S>>(
     value: A,
-    options: ExpressionAggregateOptions<QueryWhereArg<I, S>>,
+    options: DistinctAggregateOptions<QueryWhereArg<I, S>>,
   ): Expression<ValueOf<Resolved<I, S, A>> | null, KindOf<Resolved<I, S, A>>>;
-  max<A extends Expression<any, any>>(value: A): Expression<ValueOf<A> | null, KindOf<A>>;
+  max<A extends QueryOperand<I, S>>(
+    value: A,
+    options: WindowableAggregateOptions<QueryWhereArg<I, S>>,
+  ): Windowable<Expression<ValueOf<Resolved<I, S, A>> | null, KindOf<Resolved<I, S, A>>>, I, S>;
+  max<A extends Expression<any, any>>(value: A): Windowable<Expression<ValueOf<A> | null, KindOf<A>>, I, S>;
   /** COUNT(*), or COUNT(field): rows where it is not NULL. Always a number. */
   count(ref?: RefOf<I, S>): WindowableAggregate<number, I, S>;
+  /** COUNT(*) of the rows the condition keeps; with `.over(window)`, per row over its window. */
+  countIf(condition: QueryWhereArg<I, S>): Windowable<Expression<number, "integer">, I, S>;
   /** COUNT(DISTINCT field); no database computes it over a window. */
   countDistinct(ref: RefOf<I, S>): Expression<number>;
   /** SUM: a number over integer and real columns (an error past 2^53), an exact decimal string over numeric; null over no rows. */
@@ -75,6 +105,18 @@ export interface QueryHelpers<I, S extends Sources> extends QueryExpressionHelpe
     options: OffsetOptions<Exclude<RefValue<I, S, K>, null>> & { readonly default: unknown },
   ): WindowFunction<RefValue<I, S, K>, I, S>;
   lead<K extends RefOf<I, S>>(ref: K, options?: { readonly offset?: number }): WindowFunction<RefValue<I, S, K> | null, I, S>;
+  /** LAG of a typed expression over the row (`q.lower("name")`): typed as the expression, or null where there is no such row. */
+  lag<A extends Expression<any, any>>(
+    value: A,
+    options: OffsetOptions<NonNullable<ValueOf<A>>> & { readonly default: unknown },
+  ): WindowFunction<ValueOf<A>, I, S>;
+  lag<A extends Expression<any, any>>(value: A, options?: { readonly offset?: number }): WindowFunction<ValueOf<A> | null, I, S>;
+  /** LEAD of a typed expression over the row. */
+  lead<A extends Expression<any, any>>(
+    value: A,
+    options: OffsetOptions<NonNullable<ValueOf<A>>> & { readonly default: unknown },
+  ): WindowFunction<ValueOf<A>, I, S>;
+  lead<A extends Expression<any, any>>(value: A, options?: { readonly offset?: number }): WindowFunction<ValueOf<A> | null, I, S>;
 }
 
 /** Helpers per scope: scopes are shared by every query over the same sources (see QueryScope), and so are these. */
@@ -94,14 +136,16 @@ function makeHelpers(scope: QueryScope | TableMeta): QueryHelpers<any, any> {
   // A field alone: the windowable aggregate of the column; an expression, or a filter: the aggregate of builders.
   const aggregate = (fn: AggregateFunction, distinct: boolean, ref: unknown, options?: unknown): Expression<any> => {
     if (options !== undefined || (ref !== undefined && typeof ref !== "string")) {
-      return builders[fn](ref, { ...(options as object), ...(distinct ? { distinct } : {}) });
+      const made = expressionNode(builders[fn](ref, { ...(options as object), ...(distinct ? { distinct } : {}) })) as AggregateOfNode;
+      return windowableAggregate(scope, made);
     }
     return windowableAggregate(scope, aggregateNode(fn, distinct, ref === undefined ? undefined : refColumn(scope, ref, fn)));
   };
   return Object.freeze({
     ...windowHelpers(scope),
     ...builders,
-    countIf: (condition: unknown) => builders.count(undefined, { filter: condition }),
+    countIf: (condition: unknown) =>
+      windowableAggregate(scope, expressionNode(builders.count(undefined, { filter: condition })) as AggregateOfNode),
     count: (ref?: string, options?: unknown) => aggregate("count", false, ref, options),
     countDistinct: (ref: string) => {
       if (ref === undefined) throw new ValidationError("countDistinct needs a field");

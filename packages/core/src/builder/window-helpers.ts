@@ -1,6 +1,8 @@
 import type { Expression } from "../ast/expression.js";
 import { brandExpression, brandExpressionWith, expressionNode } from "../ast/expression.js";
-import type { AggregateNode } from "../ast/value-node.js";
+import type { AggregateOfNode } from "../ast/expression-node.js";
+import { isTypedExpression, valueType } from "../ast/expression-node.js";
+import type { AggregateNode, ValueNode } from "../ast/value-node.js";
 import { paramNode, sourceColumnNode } from "../ast/value-node.js";
 import type {
   FrameBoundKind,
@@ -22,6 +24,7 @@ import {
 } from "../ast/window-node.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
+import { kindColumn } from "../expression/value-type.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { checkValue } from "./check-value.js";
@@ -29,6 +32,8 @@ import type { QueryScope } from "./query-scope.js";
 import { refColumn } from "./query-scope.js";
 import { isPlainRecord } from "./resolve-set.js";
 import { aggregateResult, resultColumn } from "./result-columns.js";
+import { typedResult } from "./typed-result.js";
+import { refuseWindowValue } from "./window-rules.js";
 
 type Scope = QueryScope | TableMeta;
 
@@ -40,9 +45,9 @@ export function windowHelpers(scope: Scope) {
     Object.freeze({ over: (window: unknown) => windowExpression(scope, rankingFunctionNode(fn), window, `${fn}().over`) });
   const offset = (fn: "lag" | "lead") => (ref: unknown, options?: unknown) => {
     const where = `${fn}(${typeof ref === "string" ? ref : "?"})`;
-    const column = refColumn(scope, ref, fn);
-    const { offset, fallback } = offsetOptions(column, options, where);
-    const node = offsetFunctionNode(fn, column, offset, fallback === undefined ? undefined : paramNode(fallback, column));
+    const { value, column, check } = offsetValue(scope, ref, where);
+    const { offset, fallback } = offsetOptions(check, options, where);
+    const node = offsetFunctionNode(fn, value, column, offset, fallback === undefined ? undefined : paramNode(fallback, check));
     return Object.freeze({ over: (window: unknown) => windowExpression(scope, node, window, `${where}.over`) });
   };
   return {
@@ -54,11 +59,32 @@ export function windowHelpers(scope: Scope) {
   };
 }
 
+/**
+ * What lag / lead read: a field (read as its column), or a typed expression over the row (read by
+ * its kind). `check` is the column a default is checked and bound as.
+ */
+function offsetValue(scope: Scope, ref: unknown, where: string): { value: ValueNode; column: ColumnMeta; check: ColumnMeta } {
+  if (typeof ref === "string") {
+    const column = refColumn(scope, ref, where);
+    return { value: sourceColumnNode(column), column, check: column };
+  }
+  const node = expressionNode(ref);
+  if (node === undefined || !isTypedExpression(node)) {
+    throw new ValidationError(`${where}: reads "field", "alias.field" or a typed expression (fn.*, q.*), got ${describe(ref)}`);
+  }
+  refuseWindowValue(node, where);
+  if (node.kind === "aggregateOf") {
+    throw new ValidationError(`${where}: an aggregate is not a row's value; in a grouped select read a grouping key, or rank the groups`);
+  }
+  return { value: node, column: typedResult(node.type, ""), check: kindColumn(node.type.kind) };
+}
+
 /** An aggregate of `q`, with `.over(window)`. COUNT(DISTINCT ...) over a window exists on no database we serve. */
-export function windowableAggregate(scope: Scope, node: AggregateNode): Expression<unknown> {
+export function windowableAggregate(scope: Scope, node: AggregateNode | AggregateOfNode): Expression<unknown> {
   if (node.distinct) return brandExpression(node);
+  const name = node.kind === "aggregate" ? (node.column?.field ?? "*") : node.operand === undefined ? "*" : "expression";
   return brandExpressionWith(node, {
-    over: (window: unknown) => windowExpression(scope, node, window, `${node.fn}(${node.column?.field ?? "*"}).over`),
+    over: (window: unknown) => windowExpression(scope, node, window, `${node.fn}(${name}).over`),
   });
 }
 
@@ -69,6 +95,10 @@ export function windowResult(node: WindowNode, key: string, where: string): Colu
     case "ranking":
       return resultColumn(undefined, key, "bigint", true, "safeNumber");
     case "offsetFunction":
+      // An expression reads by its kind (nullable: no row that far away is NULL, unless a default).
+      if (isTypedExpression(fn.value)) {
+        return typedResult(valueType(fn.value.type.kind, fn.fallback === undefined || fn.value.type.nullable), key);
+      }
       // A default makes MariaDB's emulating CASE (see WindowCompiler) answer numbers as text.
       return resultColumn(
         fn.column,
@@ -79,6 +109,8 @@ export function windowResult(node: WindowNode, key: string, where: string): Colu
       );
     case "aggregate":
       return aggregateResult(fn.fn, fn.column, key, where);
+    case "aggregateOf":
+      return typedResult(fn.type, key);
     default:
       return unknownFunction(fn);
   }
@@ -104,7 +136,7 @@ function resolveWindow(scope: Scope, fn: WindowFunctionNode, window: unknown, wh
     windowKey(scope, entry, "asc", undefined, `${where} partitionBy`),
   );
   const orderBy = keyList(window.orderBy, `${where} orderBy`).map((entry) => orderItem(scope, entry, `${where} orderBy`));
-  const aggregate = fn.kind === "aggregate";
+  const aggregate = fn.kind === "aggregate" || fn.kind === "aggregateOf";
   if (!aggregate && orderBy.length === 0) {
     throw new ValidationError(
       `${where}: ${fn.fn}() needs orderBy in its window: without one its answer depends on the order each database happens to read the rows in`,
@@ -147,7 +179,10 @@ function orderItem(scope: Scope, entry: unknown, where: string): WindowKeyNode {
   return windowKey(scope, key, direction, nulls, where);
 }
 
-/** A reference, or an aggregate of a grouped select; json does not compare alike anywhere. */
+/**
+ * A reference, a typed expression over the row (fn.*, q.*), or an aggregate of a grouped select
+ * (of a column or of an expression); json and bytes do not compare alike anywhere.
+ */
 function windowKey(
   scope: Scope,
   entry: unknown,
@@ -168,7 +203,17 @@ function windowKey(
     }
     return windowKeyNode(node, sort, direction, nulls);
   }
-  throw new ValidationError(`${where}: expects "field", "alias.field" or an aggregate (q.sum(...)), got ${describe(entry)}`);
+  if (node !== undefined && isTypedExpression(node)) {
+    refuseWindowValue(node, where);
+    const kind = node.type.kind;
+    if (kind === "json" || kind === "bytes")
+      throw new ValidationError(`${where}: a ${kind} value does not compare alike on every database`);
+    // Sorted by its result column, as the select's orderBy sorts an expression: NULL as the largest value.
+    return windowKeyNode(node, typedResult(node.type, ""), direction, nulls);
+  }
+  throw new ValidationError(
+    `${where}: expects "field", "alias.field", a typed expression (fn.*, q.*) or an aggregate (q.sum(...)), got ${describe(entry)}`,
+  );
 }
 
 const BOUND_ORDER: Readonly<Record<FrameBoundKind, number>> = {

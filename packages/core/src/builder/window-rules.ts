@@ -108,16 +108,33 @@ export function checkWindowGrouping(parts: QueryParts): void {
   const windows = windowsOf(parts);
   if (windows.length === 0) return;
   const groupColumns = new Set<ColumnMeta>();
-  for (const value of parts.groupBy) if (value.kind === "sourceColumn") groupColumns.add(value.column);
+  // Grouping expressions (fn.dateTrunc(...), a projection key that is one): the same expression in a window is a grouping key too.
+  const groupExpressions: ValueNode[] = [];
+  for (const value of parts.groupBy) {
+    if (value.kind === "sourceColumn") groupColumns.add(value.column);
+    else if (value.kind === "outputColumn") {
+      const selected = parts.selections?.find((s) => s.key === value.key);
+      if (selected !== undefined) groupExpressions.push(selected.value);
+    } else groupExpressions.push(value);
+  }
   for (const window of windows) {
     const fn = window.fn;
-    // Every column the window names in its keys' expressions, and its function's own column.
+    // Every column the window names outside aggregates (which read the group's rows): in its keys'
+    // expressions, and in its function's argument.
     const columns: (ColumnMeta | undefined)[] = [];
-    walkTree(window.spec, (node) => {
-      if (node.kind === "sourceColumn") columns.push(node.column);
-      return !isNestedQuery(node);
-    });
-    columns.push(fn.kind === "ranking" ? undefined : fn.column);
+    const collect = (root: TreeNode) =>
+      walkTree(root, (node) => {
+        if (node !== root && (node.kind === "aggregate" || node.kind === "aggregateOf")) return false;
+        if (groupExpressions.some((g) => sameNode(g, node))) return false;
+        if (node.kind === "sourceColumn") columns.push(node.column);
+        return !isNestedQuery(node);
+      });
+    collect(window.spec);
+    if (fn.kind === "aggregate") columns.push(fn.column);
+    else if (fn.kind === "aggregateOf") {
+      if (fn.operand !== undefined) collect(fn.operand);
+      if (fn.filter !== undefined) collect(fn.filter);
+    } else if (fn.kind === "offsetFunction") collect(fn.value);
     const loose = columns.find((c) => c !== undefined && !groupColumns.has(c));
     if (loose !== undefined) {
       throw new ValidationError(
@@ -125,4 +142,18 @@ export function checkWindowGrouping(parts: QueryParts): void {
       );
     }
   }
+}
+
+/** Structural equality of two frozen nodes (the same expression built twice). */
+function sameNode(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) {
+    if (!sameNode((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }

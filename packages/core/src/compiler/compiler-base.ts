@@ -117,11 +117,12 @@ export abstract class CompilerBase {
 
   /**
    * COUNT / SUM / AVG / MIN / MAX, computed alike on every database (see builder/result-columns).
-   * `over` (` OVER (...)`, from the window layer) follows every aggregate call the value is made of.
+   * `over` (` OVER (...)`, from the window layer) follows every aggregate call the value is made of;
+   * it writes the window afresh at each call, so its bound values come in the order of the text.
    */
-  protected aggregate(node: AggregateNode, ctx: CompileContext, over = ""): string {
+  protected aggregate(node: AggregateNode, ctx: CompileContext, over: Over = NO_OVER): string {
     const column = node.column;
-    if (column === undefined) return `COUNT(*)${over}`;
+    if (column === undefined) return `COUNT(*)${over()}`;
     const arg = this.column(column, ctx);
     if (column.kind === "numeric" && (node.fn === "sum" || node.fn === "avg") && !this.capabilities.exactDecimalAggregates) {
       this.unsupported(
@@ -131,18 +132,18 @@ export abstract class CompilerBase {
     }
     switch (node.fn) {
       case "count":
-        return node.distinct ? `COUNT(DISTINCT ${arg})${over}` : `COUNT(${arg})${over}`;
+        return node.distinct ? `COUNT(DISTINCT ${arg})${over()}` : `COUNT(${arg})${over()}`;
       case "sum":
-        return `SUM(${arg})${over}`;
+        return `SUM(${arg})${over()}`;
       case "avg":
         // Numeric: exact, rounded at 30 places on every database (each has its own scale for AVG);
         // integers and reals: in double precision everywhere (MySQL's AVG of integers is a 4-place decimal).
         return column.kind === "numeric"
-          ? `ROUND(CAST(SUM(${arg})${over} AS DECIMAL(65, 30)) / COUNT(${arg})${over}, 30)`
-          : `AVG(${this.floatSql(arg)})${over}`;
+          ? `ROUND(CAST(SUM(${arg})${over()} AS DECIMAL(65, 30)) / COUNT(${arg})${over()}, 30)`
+          : `AVG(${this.floatSql(arg)})${over()}`;
       case "min":
       case "max":
-        return column.kind === "enum" ? this.enumExtremeSql(node.fn, column, arg, over) : `${node.fn.toUpperCase()}(${arg})${over}`;
+        return column.kind === "enum" ? this.enumExtremeSql(node.fn, column, arg, over) : `${node.fn.toUpperCase()}(${arg})${over()}`;
       default:
         return exhaustive(node.fn);
     }
@@ -153,12 +154,12 @@ export abstract class CompilerBase {
    * positions, mapped back to the member. Each database's own MIN compares the text instead (in the
    * column's collation, which on PostgreSQL is the database's), and MySQL's does so even for ENUM.
    */
-  protected enumExtremeSql(fn: "min" | "max", column: ColumnMeta, arg: string, over = ""): string {
+  protected enumExtremeSql(fn: "min" | "max", column: ColumnMeta, arg: string, over: Over = NO_OVER): string {
     const values = column.enumValues ?? [];
     let rank = `CASE ${arg}`;
     let member = `CASE ${fn.toUpperCase()}(`;
     for (let i = 0; i < values.length; i++) rank += ` WHEN ${this.literal(values[i], undefined)} THEN ${i}`;
-    member += `${rank} END)${over}`;
+    member += `${rank} END)${over()}`;
     for (let i = 0; i < values.length; i++) member += ` WHEN ${i} THEN ${this.literal(values[i], undefined)}`;
     return `${member} END`;
   }
@@ -298,6 +299,10 @@ export abstract class CompilerBase {
     }
   }
 }
+
+/** Writes ` OVER (window)` at its place in the text (binding the window's values there), or nothing. */
+export type Over = () => string;
+export const NO_OVER: Over = () => "";
 
 /** The default branch of every switch over a node union: a compile error when a kind is left out. */
 export function exhaustive(node: never): never {

@@ -11,7 +11,8 @@ import type { ValueNode } from "../ast/value-node.js";
 import { typeOf } from "../expression/value-type.js";
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
 import type { CompileContext } from "./compiled-query.js";
-import { exhaustive } from "./compiler-base.js";
+import type { Over } from "./compiler-base.js";
+import { exhaustive, NO_OVER } from "./compiler-base.js";
 import { DatetimeCompiler } from "./datetime-compiler.js";
 
 /**
@@ -337,11 +338,12 @@ export abstract class ExpressionCompiler extends DatetimeCompiler {
     }
   }
 
-  protected aggregateOf(node: AggregateOfNode, ctx: CompileContext): string {
+  /** `over` (` OVER (...)`, from the window layer) follows every aggregate call the value is made of. */
+  protected aggregateOf(node: AggregateOfNode, ctx: CompileContext, over: Over = NO_OVER): string {
     const kind = node.operandKind;
     const filter = node.filter;
     if (node.operand === undefined || kind === undefined) {
-      return filter === undefined ? "COUNT(*)" : `COUNT(CASE WHEN ${this.condition(filter, ctx, true)} THEN 1 END)`;
+      return filter === undefined ? `COUNT(*)${over()}` : `COUNT(CASE WHEN ${this.condition(filter, ctx, true)} THEN 1 END)${over()}`;
     }
     if (kind === "numeric" && (node.fn === "sum" || node.fn === "avg")) this.requireExactDecimals(`${node.fn}() of numeric values`);
     const operand = node.operand;
@@ -355,19 +357,21 @@ export abstract class ExpressionCompiler extends DatetimeCompiler {
     const arg = (sql = value()) => (node.distinct ? `DISTINCT ${sql}` : sql);
     switch (node.fn) {
       case "count":
-        return `COUNT(${arg()})`;
+        return `COUNT(${arg()})${over()}`;
       case "sum":
-        return `SUM(${arg()})`;
+        return `SUM(${arg()})${over()}`;
       case "avg":
-        if (kind === "numeric") return `ROUND(CAST(SUM(${arg()}) AS DECIMAL(65, 30)) / COUNT(${arg()}), 30)`;
+        if (kind === "numeric") return `ROUND(CAST(SUM(${arg()})${over()} AS DECIMAL(65, 30)) / COUNT(${arg()})${over()}, 30)`;
         // Integers: the exact sum (and an exact DISTINCT), rounded to a double once. AVG over doubles
         // adds values past 2^53 each rounded, in an order each database picks, and answers differently
         // (SQLite's sum past 64 bits is an error, as its integer arithmetic is).
-        if (kind === "integer" || kind === "bigint") return `(${this.floatSql(`SUM(${arg()})`)} / NULLIF(COUNT(${arg()}), 0))`;
-        return `AVG(${arg(this.floatSql(value()))})`;
+        if (kind === "integer" || kind === "bigint") {
+          return `(${this.floatSql(`SUM(${arg()})${over()}`)} / NULLIF(COUNT(${arg()})${over()}, 0))`;
+        }
+        return `AVG(${arg(this.floatSql(value()))})${over()}`;
       case "min":
       case "max":
-        return `${node.fn.toUpperCase()}(${arg()})`;
+        return `${node.fn.toUpperCase()}(${arg()})${over()}`;
       default:
         return exhaustive(node.fn);
     }

@@ -2,7 +2,7 @@ import type { ConditionNode } from "../ast/condition-node.js";
 import { isTypedExpression } from "../ast/expression-node.js";
 import type { JoinNode, QueryParts, SelectionNode } from "../ast/query-node.js";
 import { NO_PARTS } from "../ast/query-node.js";
-import { outerJoinedAliases } from "../ast/row-nesting.js";
+import { outerJoinedAliases, readsOuterJoined } from "../ast/row-nesting.js";
 import type { LockClause, SelectNode } from "../ast/statement-node.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { isDerivedColumn } from "../builder/result-columns.js";
@@ -154,6 +154,7 @@ export abstract class SelectCompiler extends SchemaChangeCompiler {
       // Sorting a DISTINCT's derived table, every key is a projection key, written by its name.
       let column = item.column;
       let computed = false;
+      let computedValue: ValueNode | undefined;
       let key: string;
       // A typed key is written where KEY_TOKEN stands, compiled afresh each time: the NULL-placement
       // rules may write a key more than once (`k IS NULL, k`), and each copy binds its own values.
@@ -166,6 +167,7 @@ export abstract class SelectCompiler extends SchemaChangeCompiler {
         const written = output ? output.value : v;
         column = written.kind === "sourceColumn" ? written.column : (output?.result ?? typedKeyColumn(written));
         computed = written.kind !== "sourceColumn";
+        if (computed) computedValue = written;
         // A typed expression the projection selects sorts by its key, for the reason groupByList gives.
         const selected = isTypedExpression(written) ? parts.selections?.find((s) => s.value === written) : undefined;
         if ((byOutputName && output) || selected) key = this.quoteIdentifier((output ?? selected)?.key as string);
@@ -181,7 +183,11 @@ export abstract class SelectCompiler extends SchemaChangeCompiler {
         const sorted = column.kind === "enum" ? this.enumKey(column, key, computed) : key;
         outer ??= outerJoinedAliases(parts);
         // A source's column carries the source's alias as its table.
-        const nullable = (!column.notNull && !column.primaryKey) || outer.has(column.table);
+        // A computed key over an outer-joined source's column is NULL where the join found no row.
+        const nullable =
+          (!column.notNull && !column.primaryKey) ||
+          outer.has(column.table) ||
+          (computedValue !== undefined && readsOuterJoined(computedValue, outer));
         if (item.nulls !== undefined) itemSql = this.orderKey(sorted, item.direction, item.nulls);
         else itemSql = nullable ? this.nullsLargestSql(sorted, item.direction) : `${sorted} ${item.direction === "asc" ? "ASC" : "DESC"}`;
       }
@@ -295,7 +301,7 @@ const JOIN_KEYWORDS: Readonly<Record<JoinNode["join"], string>> = {
 };
 
 /** Stands for a typed sort key while its NULL-placement rules are written (NUL never occurs in SQL text). */
-const KEY_TOKEN = "\u0000key\u0000";
+export const KEY_TOKEN = "\u0000key\u0000";
 
 /** A typed expression as a sort key: its kind and nullability, so NULL sorts as the largest value there too. */
 function typedKeyColumn(node: ValueNode): ColumnMeta | undefined {

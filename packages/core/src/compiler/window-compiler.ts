@@ -1,11 +1,15 @@
+import type { AggregateOfNode } from "../ast/expression-node.js";
+import { isTypedExpression } from "../ast/expression-node.js";
 import type { QueryParts } from "../ast/query-node.js";
-import { outerJoinedAliases } from "../ast/row-nesting.js";
+import { outerJoinedAliases, readsOuterJoined } from "../ast/row-nesting.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { FrameBoundNode, OffsetFunctionNode, WindowKeyNode, WindowNode, WindowSpecNode } from "../ast/window-node.js";
 import { ValidationError } from "../errors.js";
 import type { CompileContext } from "./compiled-query.js";
+import type { Over } from "./compiler-base.js";
 import { exhaustive } from "./compiler-base.js";
 import { CteCompiler } from "./cte-compiler.js";
+import { KEY_TOKEN } from "./select-compiler.js";
 
 const RANKING_SQL = { rowNumber: "ROW_NUMBER()", rank: "RANK()", denseRank: "DENSE_RANK()" } as const;
 
@@ -15,6 +19,9 @@ const RANKING_SQL = { rowNumber: "ROW_NUMBER()", rank: "RANK()", denseRank: "DEN
  * and running sums agree on every database.
  */
 export abstract class WindowCompiler extends CteCompiler {
+  /** An aggregate over an expression (ExpressionCompiler), with ` OVER (...)` after each of its aggregate calls. */
+  protected abstract aggregateOf(node: AggregateOfNode, ctx: CompileContext, over?: Over): string;
+
   /** The parts of the select being written (its windows' keys may come from outer-joined sources). */
   #parts: QueryParts | undefined;
   /** The distinct windows of the select being written, by their text. */
@@ -48,20 +55,28 @@ export abstract class WindowCompiler extends CteCompiler {
         "Upgrade the server (MySQL 8, MariaDB 10.2, SQLite 3.25), or compute ranks and running totals in the application.",
       );
     }
-    const spec = this.windowSpec(node.spec, ctx);
-    this.#windows ??= new Set();
-    this.#windows.add(spec);
-    const over = ` OVER (${spec})`;
+    // Written afresh where each OVER stands: its keys may bind values (an expression's), which must
+    // come in the order of the text, after the function's own arguments.
+    const over = () => {
+      const spec = this.windowSpec(node.spec, ctx);
+      this.#windows ??= new Set();
+      this.#windows.add(spec);
+      return ` OVER (${spec})`;
+    };
     const fn = node.fn;
     switch (fn.kind) {
       case "ranking":
-        return `${RANKING_SQL[fn.fn]}${over}`;
+        return `${RANKING_SQL[fn.fn]}${over()}`;
       case "offsetFunction":
         return this.offsetFunction(fn, over, ctx);
       case "aggregate":
         if (fn.distinct)
           this.unsupported("COUNT(DISTINCT ...) over a window", "Count distinct values per partition in a grouped select and join it.");
         return this.aggregate(fn, ctx, over);
+      case "aggregateOf":
+        if (fn.distinct)
+          this.unsupported("DISTINCT aggregates over a window", "Aggregate distinct values per partition in a grouped select and join it.");
+        return this.aggregateOf(fn, ctx, over);
       default:
         return exhaustive(fn);
     }
@@ -72,12 +87,14 @@ export abstract class WindowCompiler extends CteCompiler {
    * the same function of a constant is NULL exactly where no row is that far away, so a NULL the
    * column holds stays NULL (COALESCE would replace it), and the window stays the same one.
    */
-  protected offsetFunction(fn: OffsetFunctionNode, over: string, ctx: CompileContext): string {
+  protected offsetFunction(fn: OffsetFunctionNode, over: Over, ctx: CompileContext): string {
     const name = fn.fn === "lag" ? "LAG" : "LEAD";
-    const arg = this.column(fn.column, ctx);
-    if (fn.fallback === undefined) return `${name}(${arg}, ${fn.offset})${over}`;
-    if (this.capabilities.windowOffsetDefault) return `${name}(${arg}, ${fn.offset}, ${this.value(fn.fallback, ctx)})${over}`;
-    return `CASE WHEN ${name}(1, ${fn.offset})${over} IS NULL THEN ${this.value(fn.fallback, ctx)} ELSE ${name}(${arg}, ${fn.offset})${over} END`;
+    // A field as the existing statements write it; an expression as any value (NULL where its operands make it so).
+    const value = fn.value;
+    const arg = () => (value.kind === "sourceColumn" ? this.column(value.column, ctx) : this.value(value, ctx));
+    if (fn.fallback === undefined) return `${name}(${arg()}, ${fn.offset})${over()}`;
+    if (this.capabilities.windowOffsetDefault) return `${name}(${arg()}, ${fn.offset}, ${this.value(fn.fallback, ctx)})${over()}`;
+    return `CASE WHEN ${name}(1, ${fn.offset})${over()} IS NULL THEN ${this.value(fn.fallback, ctx)} ELSE ${name}(${arg()}, ${fn.offset})${over()} END`;
   }
 
   protected windowSpec(spec: WindowSpecNode, ctx: CompileContext): string {
@@ -106,16 +123,27 @@ export abstract class WindowCompiler extends CteCompiler {
 
   /** One ORDER BY key of a window, sorted as the select's ORDER BY sorts (see SelectCompiler.orderItems). */
   protected windowOrderKey(key: WindowKeyNode, ctx: CompileContext): string {
-    const value = this.value(key.value, ctx);
+    // A key that binds values (an expression's) is written where KEY_TOKEN stands, afresh each time:
+    // the NULL-placement rules may write it twice (`k IS NULL, k`), and each copy binds its own values.
+    const typed = isTypedExpression(key.value);
+    const value = typed ? KEY_TOKEN : this.value(key.value, ctx);
     const sorted = key.sort.kind === "enum" ? this.enumKey(key.sort, value) : value;
-    if (key.nulls !== undefined) return this.orderKey(sorted, key.direction, key.nulls);
-    return this.#nullable(key) ? this.nullsLargestSql(sorted, key.direction) : `${sorted} ${key.direction === "asc" ? "ASC" : "DESC"}`;
+    let sql: string;
+    if (key.nulls !== undefined) sql = this.orderKey(sorted, key.direction, key.nulls);
+    else sql = this.#nullable(key) ? this.nullsLargestSql(sorted, key.direction) : `${sorted} ${key.direction === "asc" ? "ASC" : "DESC"}`;
+    if (!typed) return sql;
+    const pieces = sql.split(KEY_TOKEN);
+    let written = pieces[0] as string;
+    for (let p = 1; p < pieces.length; p++) written += this.value(key.value, ctx) + pieces[p];
+    return written;
   }
 
   #nullable(key: WindowKeyNode): boolean {
     if (!key.sort.notNull && !key.sort.primaryKey) return true;
     const parts = this.#parts;
-    return key.value.kind === "sourceColumn" && parts !== undefined && outerJoinedAliases(parts).has(key.sort.table);
+    if (parts === undefined) return false;
+    const outer = outerJoinedAliases(parts);
+    return key.value.kind === "sourceColumn" ? outer.has(key.sort.table) : readsOuterJoined(key.value, outer);
   }
 }
 

@@ -5,6 +5,7 @@ import type { Engine } from "../engine/engine.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { ConformanceCustomer as Customer, ConformanceOrder as Order } from "./conformance-models.js";
 import { useShop } from "./conformance-queries.js";
+import { windowExpressionTests } from "./conformance-window-expressions.js";
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 4, 11, minute));
 
@@ -146,6 +147,8 @@ export function windowTests(engineOf: () => Engine): void {
         expect(() => shop.engine.compile(two)).toThrow(UnsupportedFeatureError);
       }
     });
+
+    windowExpressionTests(shop);
 
     it("a window with a lock, in where or in having, refused when built", () => {
       const ranked = select(Order).columns((q) => ({ id: "id", n: q.rowNumber().over({ orderBy: ["id"] }) }));

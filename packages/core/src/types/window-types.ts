@@ -15,7 +15,7 @@ export interface WindowExpression<T = unknown> {
   readonly [windowBrand]: true;
 }
 
-/** A key of a window's partitionBy / orderBy: a reference, or an aggregate (`q.sum(...)`) in a grouped select. */
+/** A key of a window's partitionBy / orderBy: a reference, a typed expression (`q.dateTrunc("day", "createdAt")`), or an aggregate (`q.sum(...)`) in a grouped select. */
 export type WindowKey<I, S extends Sources> = RefOf<I, S> | Expression<any>;
 
 /** An orderBy entry of a window: a key, `[key, "desc"]`, or `[key, "asc", { nulls: "first" }]`. */
@@ -61,6 +61,23 @@ export interface WindowFunction<T, I, S extends Sources> {
 export type WindowableAggregate<T, I, S extends Sources> = Expression<T> & {
   over(window: AggregateWindow<I, S>): WindowExpression<T>;
 };
+
+/** An aggregate over an expression (or with a filter) of `q`: the expression `E`, or with `.over(window)` its value per row. */
+export type Windowable<E, I, S extends Sources> = E & {
+  over(window: AggregateWindow<I, S>): WindowExpression<E extends Expression<infer T, any> ? T : never>;
+};
+
+/** The options of an aggregate of `q` that keep its window form: a filter, no DISTINCT (no database has DISTINCT over a window). */
+export interface WindowableAggregateOptions<C> {
+  readonly filter?: C;
+  readonly distinct?: false;
+}
+
+/** `{ distinct: true }`: each distinct value once; no window form. */
+export interface DistinctAggregateOptions<C> {
+  readonly filter?: C;
+  readonly distinct: true;
+}
 
 /** lag / lead options: how many rows back / ahead (1), and the value where there is no such row (NULL). */
 export interface OffsetOptions<V> {
