@@ -136,7 +136,8 @@ function makeHelpers(scope: QueryScope | TableMeta): QueryHelpers<any, any> {
   // A field alone: the windowable aggregate of the column; an expression, or a filter: the aggregate of builders.
   const aggregate = (fn: AggregateFunction, distinct: boolean, ref: unknown, options?: unknown): Expression<any> => {
     if (options !== undefined || (ref !== undefined && typeof ref !== "string")) {
-      const made = expressionNode(builders[fn](ref, { ...(options as object), ...(distinct ? { distinct } : {}) })) as AggregateOfNode;
+      // The options as given (checked by the builder: an option is never silently dropped).
+      const made = expressionNode(builders[fn](ref, distinct ? { distinct } : options)) as AggregateOfNode;
       return windowableAggregate(scope, made);
     }
     return windowableAggregate(scope, aggregateNode(fn, distinct, ref === undefined ? undefined : refColumn(scope, ref, fn)));

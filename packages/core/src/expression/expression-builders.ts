@@ -154,34 +154,33 @@ export function expressionBuilders(scope: BuilderScope) {
       else: (otherwise: unknown) => typed(makeCase(branches, otherwise, true)),
     });
 
-  const aggregate =
-    (fn: AggregateFunction) =>
-    (input?: unknown, options: AggregateOptions = {}) => {
-      const where = `${fn}()`;
-      const filter = options.filter === undefined ? undefined : scope.condition(options.filter, `${where} filter`);
-      const distinct = options.distinct === true;
-      if (input === undefined) {
-        if (fn !== "count" || distinct) throw new ValidationError(`${where}: needs a value to aggregate`);
-        return typed<number>(aggregateOfNode("count", false, undefined, undefined, filter, valueType("integer", false)));
-      }
-      const value = operand(input, where);
-      const kind = value.type?.kind;
-      if (value.node === undefined || kind === undefined)
-        throw new ValidationError(`${where}: aggregates a column or an expression, not a literal`);
-      const family = familyOf(kind);
-      if (fn === "count") return typed<number>(aggregateOfNode(fn, distinct, value.node, kind, filter, valueType("integer", false)));
-      if (fn === "sum" || fn === "avg") {
-        if (family !== "number") throw new ValidationError(`${where}: needs numbers, not ${kind} values`);
-        const result = kind === "numeric" ? "numeric" : fn === "avg" || kind === "real" ? "real" : "integer";
-        return typed(aggregateOfNode(fn, distinct, value.node, kind, filter, valueType(result, true)));
-      }
-      if (!ORDERED.has(family)) {
-        throw new ValidationError(
-          `${where}: ${fn} of ${kind} values is not computed alike on every database (use q.${fn}(field) for an enum)`,
-        );
-      }
-      return typed(aggregateOfNode(fn, distinct, value.node, kind, filter, valueType(kind, true)));
-    };
+  const aggregate = (fn: AggregateFunction) => (input?: unknown, given?: unknown) => {
+    const where = `${fn}()`;
+    const options = aggregateOptions(given, where);
+    const filter = options.filter === undefined ? undefined : scope.condition(options.filter, `${where} filter`);
+    const distinct = options.distinct === true;
+    if (input === undefined) {
+      if (fn !== "count" || distinct) throw new ValidationError(`${where}: needs a value to aggregate`);
+      return typed<number>(aggregateOfNode("count", false, undefined, undefined, filter, valueType("integer", false)));
+    }
+    const value = operand(input, where);
+    const kind = value.type?.kind;
+    if (value.node === undefined || kind === undefined)
+      throw new ValidationError(`${where}: aggregates a column or an expression, not a literal`);
+    const family = familyOf(kind);
+    if (fn === "count") return typed<number>(aggregateOfNode(fn, distinct, value.node, kind, filter, valueType("integer", false)));
+    if (fn === "sum" || fn === "avg") {
+      if (family !== "number") throw new ValidationError(`${where}: needs numbers, not ${kind} values`);
+      const result = kind === "numeric" ? "numeric" : fn === "avg" || kind === "real" ? "real" : "integer";
+      return typed(aggregateOfNode(fn, distinct, value.node, kind, filter, valueType(result, true)));
+    }
+    if (!ORDERED.has(family)) {
+      throw new ValidationError(
+        `${where}: ${fn} of ${kind} values is not computed alike on every database (use q.${fn}(field) for an enum)`,
+      );
+    }
+    return typed(aggregateOfNode(fn, distinct, value.node, kind, filter, valueType(kind, true)));
+  };
 
   return {
     /** A bound value of a stated kind (a string is a value only this way). */
@@ -269,3 +268,17 @@ export function expressionBuilders(scope: BuilderScope) {
 }
 
 export type ExpressionBuilders = ReturnType<typeof expressionBuilders>;
+
+/** An aggregate's options: { filter?, distinct? } and nothing else (an option is never silently dropped). */
+function aggregateOptions(given: unknown, where: string): AggregateOptions {
+  if (given === undefined) return {};
+  const plain = typeof given === "object" && given !== null && !Array.isArray(given) && Object.getPrototypeOf(given) === Object.prototype;
+  if (!plain || Object.keys(given).some((key) => key !== "filter" && key !== "distinct")) {
+    throw new ValidationError(`${where}: the options are { filter?, distinct? }, got ${describe(given)}`);
+  }
+  const { distinct } = given as AggregateOptions;
+  if (distinct !== undefined && typeof distinct !== "boolean") {
+    throw new ValidationError(`${where}: distinct is true or false, got ${describe(distinct)}`);
+  }
+  return given as AggregateOptions;
+}
