@@ -230,7 +230,7 @@ describe.each(databases)("$name: a request body's values in expression builders"
     // Units, fields, kinds and options are closed sets.
     expect(() => fn.dateTrunc(BODY.unit as never, dt())).toThrow(ValidationError);
     expect(() => fn.cast(i(), BODY.kind as never)).toThrow(ValidationError);
-    expect(() => fn.val(1, BODY.kind as never)).toThrow(ValidationError);
+    expect(() => fn.val(1 as never, BODY.kind as never)).toThrow(ValidationError);
     expect(() => fn.sum(i(), BODY.raw as never)).toThrow(ValidationError);
     expect(() => fn.count(i(), BODY.nested as never)).toThrow(ValidationError);
     // Options that are not an options object are refused, not dropped (a bigint used to spread to {}).
