@@ -184,7 +184,10 @@ export abstract class ExpressionCompiler extends DatetimeCompiler {
   /** An operand of arithmetic: as `operand`, and a column's 32-bit integer widened to 64 bits. */
   protected numberOperand(node: ValueNode, kind: ColumnKind, ctx: CompileContext): string {
     const sql = this.operand(node, kind, ctx);
-    if ((kind === "integer" || kind === "bigint") && node.kind !== "param" && !isTypedExpression(node)) {
+    // A column, or a CASE / COALESCE / NULLIF / GREATEST / LEAST of 32-bit values (which is 32-bit on
+    // PostgreSQL: -CASE ... END of the minimum overflowed there only); arithmetic results are 64-bit already.
+    const passesThrough = !isTypedExpression(node) || node.kind === "case" || node.kind === "functionCall";
+    if ((kind === "integer" || kind === "bigint") && node.kind !== "param" && passesThrough) {
       return typeOf(node)?.kind === "integer" ? this.wideIntegerSql(sql) : sql;
     }
     return sql;

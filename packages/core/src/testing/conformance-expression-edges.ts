@@ -72,6 +72,22 @@ export function expressionEdgeTests(engineOf: () => Engine): void {
       await expect(shop.engine.execute(negated).all()).rejects.toSatisfy((e: unknown) => QueryError.isInstance(e));
     });
 
+    it("a CASE, COALESCE or LEAST of 32-bit columns is computed in 64 bits", async () => {
+      // Found by the differential test (seed 301, PG 18): -CASE ... END of a 32-bit column holding
+      // -2^31 overflowed PostgreSQL's 32-bit integer where MariaDB and SQLite answered 2^31.
+      const row = await shop.engine
+        .execute(
+          select(Order)
+            .where({ id: 11 })
+            .columns((q) => ({
+              cube: q.mul(q.mul(q.coalesce("total", "total"), q.least("total", "total")), q.case(q.gt("total", 0), "total")),
+              negCube: q.neg(q.mul(q.mul(q.nullif("total", "customerId"), "total"), q.greatest("total", "total"))),
+            })),
+        )
+        .one();
+      expect(row).toEqual({ cube: 4000 ** 3, negCube: -(4000 ** 3) });
+    });
+
     it("over bound values alone, a result past the 64-bit range is refused when built", () => {
       expect(() => fn.neg(-(2n ** 63n))).toThrow(ValidationError);
       expect(() => fn.add(INT64_QUARTER * 2n - 1n, 1n)).toThrow(ValidationError);
