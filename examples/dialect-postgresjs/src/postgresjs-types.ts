@@ -6,8 +6,10 @@ import type { ColumnMeta } from "tempest-db-js/dialect";
  * a `date` column would come back as a Date at UTC midnight instead of `"YYYY-MM-DD"`, and a jsonb
  * parameter would be JSON-encoded a second time after `encodePostgresJs` already did it (the
  * driver learns the parameter's type from the server and applies its serializer). Everything else
- * keeps the driver's own behaviour: timestamptz parses to Date, bytea to Buffer, json to values,
- * int8 and numeric stay text.
+ * keeps the driver's own behaviour: bytea to Buffer, json to values, int8 and numeric stay text.
+ * Timestamps parse to a Date as the driver's do, but by the fields of the server's ISO text: the
+ * driver's `new Date(text)` reads "0001-01-01 00:00:00+00" as the year 2001 (V8's legacy date
+ * parser takes a year below 50 for 20xx).
  */
 export const postgresJsTypes = {
   calendarDate: {
@@ -16,6 +18,12 @@ export const postgresJsTypes = {
     serialize: (value: unknown) => String(value),
     parse: (text: string) => text,
   },
+  timestamp: {
+    to: 1184,
+    from: [1114, 1184],
+    serialize: (value: unknown) => (value instanceof Date ? value : new Date(value as string)).toISOString(),
+    parse: parseTimestamp,
+  },
   json: {
     to: 114,
     from: [114, 3802],
@@ -23,6 +31,29 @@ export const postgresJsTypes = {
     parse: (text: string) => JSON.parse(text) as unknown,
   },
 } satisfies Record<string, postgres.PostgresType>;
+
+const ISO_TIMESTAMP = /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?(?:([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?)?( BC)?$/;
+
+/**
+ * A timestamp or timestamptz as PostgreSQL writes it in the ISO DateStyle (`2026-03-01 09:30:00.5+01`,
+ * `0001-01-01 00:00:00+00:53:28`, `... BC`) to its Date; no offset (timestamp) is UTC. Any other text
+ * (`infinity`) goes to `new Date`, as the driver would.
+ */
+export function parseTimestamp(text: string): Date {
+  const m = ISO_TIMESTAMP.exec(text);
+  if (!m) return new Date(text);
+  const [, y, mo, d, h, mi, sec, fraction, sign, oh, om, os, bc] = m;
+  const year = bc ? 1 - Number(y) : Number(y);
+  const ms = fraction ? Math.round(Number(fraction) * 1000) : 0;
+  const date = new Date(0);
+  date.setUTCFullYear(year, Number(mo) - 1, Number(d));
+  date.setUTCHours(Number(h), Number(mi), Number(sec), ms);
+  if (sign) {
+    const offsetMs = ((Number(oh) * 60 + Number(om ?? 0)) * 60 + Number(os ?? 0)) * 1000;
+    date.setTime(date.getTime() - (sign === "+" ? offsetMs : -offsetMs));
+  }
+  return date;
+}
 
 /** A value from the compiler on its way to postgres.js. */
 export function encodePostgresJs(value: unknown, column: ColumnMeta | undefined): unknown {

@@ -4,6 +4,7 @@ import type { Engine } from "tempest-db-js";
 import { column, createEngine, Model, QueryError, RetryableTransactionError, select, sql, update } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresJsDialect } from "../src/index.js";
+import { parseTimestamp } from "../src/postgresjs-types.js";
 import { POSTGRESJS_URL } from "./postgresjs-url.js";
 
 class Counter extends Model {
@@ -33,6 +34,33 @@ describe("the postgres.js example dialect", () => {
       const imports = [...readFileSync(join(src, file), "utf8").matchAll(/from "([^"]+)"/g)].map((m) => m[1]);
       for (const specifier of imports)
         expect(specifier, `${file} imports ${specifier}`).toMatch(/^(tempest-db-js|tempest-db-js\/dialect|postgres|\.\/[\w-]+\.js)$/);
+    }
+  });
+
+  it("reads timestamps of every year the server writes, in any session zone, where new Date(text) reads 0001 as 2001", async () => {
+    expect(new Date("0001-01-01 00:00:00+00").getUTCFullYear()).toBe(2001); // the trap
+    expect(parseTimestamp("0001-01-01 00:00:00+00").toISOString()).toBe("0001-01-01T00:00:00.000Z");
+    expect(parseTimestamp("0049-06-30 12:00:00.5-03").toISOString()).toBe("0049-06-30T15:00:00.500Z");
+    expect(parseTimestamp("9999-12-31 23:59:59.999+00").toISOString()).toBe("9999-12-31T23:59:59.999Z");
+    expect(parseTimestamp("0001-01-01 00:00:00+00:53:28").toISOString()).toBe("0000-12-31T23:06:32.000Z");
+    expect(parseTimestamp("0001-01-01 00:00:00+00 BC").getUTCFullYear()).toBe(0);
+    expect(parseTimestamp("2026-03-29 02:30:00").toISOString()).toBe("2026-03-29T02:30:00.000Z");
+    for (const zone of ["UTC", "Europe/Amsterdam", "America/Sao_Paulo"]) {
+      const rows = await engine.transaction(async (tx) => {
+        await tx.execute(sql.raw(`SET LOCAL TIME ZONE '${zone}'`)).rowsAffected();
+        return tx
+          .execute(
+            sql.raw(
+              "SELECT '0001-01-01T00:00:00Z'::timestamptz AS first, '0012-07-04T10:00:00.25Z'::timestamptz AS early, '9999-12-31T23:59:59.999Z'::timestamptz AS last",
+            ),
+          )
+          .one();
+      });
+      expect([rows.first, rows.early, rows.last].map((d) => (d as Date).toISOString())).toEqual([
+        "0001-01-01T00:00:00.000Z",
+        "0012-07-04T10:00:00.250Z",
+        "9999-12-31T23:59:59.999Z",
+      ]);
     }
   });
 
