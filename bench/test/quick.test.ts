@@ -34,6 +34,7 @@ test("pnpm bench --quick runs every section and each produces numbers", async ()
       "build-compile",
       "claim-priority",
       "claim-scaling",
+      "cycle-postgres",
       "fairness-postgres",
       "drain-mysql",
       "drain-postgres",
