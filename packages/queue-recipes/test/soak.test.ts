@@ -5,6 +5,7 @@ import { claimBatch, enqueue, markSent, runRetention } from "../src/index.js";
 import { freshQueue } from "./support/fresh-queue.js";
 import { logLine, readTable } from "./support/soak-monitor.js";
 import { engineFor, targets } from "./support/targets.js";
+import { timeOrderedUuid } from "./support/time-ordered-uuid.js";
 
 /**
  * A soak at full speed with retention running (issue 28.4): a producer enqueues as fast as it can,
@@ -16,7 +17,9 @@ import { engineFor, targets } from "./support/targets.js";
  * TEMPEST_SOAK_NAME names the table (`qr_<name>`, default `soak`: two soaks side by side need two
  * names); TEMPEST_SOAK_AUTOVACUUM=server leaves the server's autovacuum defaults on the table instead
  * of the ones docs/queue-recipes.md recommends, and =off turns autovacuum off for the table (what a
- * server with autovacuum off does to it); TEMPEST_SOAK_LOG appends a JSON line per sample
+ * server with autovacuum off does to it); TEMPEST_SOAK_IDS=time gives each message a time-ordered
+ * (version 7) UUID instead of leaving `enqueue` to generate a random one; TEMPEST_SOAK_RETAIN_SECONDS sets
+ * how long retention keeps `sent` rows in the full run (default 60); TEMPEST_SOAK_LOG appends a JSON line per sample
  * (every 30 s in the full run: size, dead rows, vacuums, the oldest snapshot, the interval's claim p99).
  */
 const minutes = Number(process.env.TEMPEST_SOAK_MINUTES ?? 0);
@@ -28,6 +31,8 @@ const settleMode = process.env.TEMPEST_SOAK_SETTLE === "delete" ? "delete" : "up
 const sampleMs = full ? 30_000 : 1_000;
 const tableName = process.env.TEMPEST_SOAK_NAME ?? "soak";
 const autovacuum = (["server", "off"] as const).find((v) => v === process.env.TEMPEST_SOAK_AUTOVACUUM) ?? "queue";
+const ids = process.env.TEMPEST_SOAK_IDS === "time" ? "time" : "random";
+const retainSeconds = full ? Number(process.env.TEMPEST_SOAK_RETAIN_SECONDS ?? 60) : 1;
 const WORKERS = 4;
 const BATCH = 50;
 
@@ -84,7 +89,7 @@ describe.each(postgres)("soak at full speed with retention on $name", (target) =
           const result = await enqueue(
             engine,
             Outbound,
-            Array.from({ length: 200 }, () => ({ consumer: "soak" })),
+            Array.from({ length: 200 }, () => (ids === "time" ? { id: timeOrderedUuid(), consumer: "soak" } : { consumer: "soak" })),
             { notify: false },
           );
           enqueued += result.inserted.length; // (no await on this line: no lost update)
@@ -106,7 +111,7 @@ describe.each(postgres)("soak at full speed with retention on $name", (target) =
       let purged = 0;
       // Retention runs in both modes (after delete-on-settle it finds only dead-letter rows, none here).
       const retention = runRetention(engine, Outbound, {
-        olderThanSeconds: full ? 60 : 1,
+        olderThanSeconds: retainSeconds,
         batchSize: 1000,
         everySeconds: full ? 5 : 0.5,
         signal: stop.signal,
@@ -132,6 +137,8 @@ describe.each(postgres)("soak at full speed with retention on $name", (target) =
               table,
               settle: settleMode,
               autovacuum,
+              ids,
+              retainSeconds,
               atS: Math.round(at / 1000),
               claimP99Ms: Number(percentile(recent, 99).toFixed(1)),
               settledPerSecond: perSecond,
@@ -156,6 +163,8 @@ describe.each(postgres)("soak at full speed with retention on $name", (target) =
       const p99Last = percentile(last, 99);
       const report = {
         settle: settleMode,
+        ids,
+        retainSeconds,
         minutes: durationMs / 60_000,
         enqueued,
         settled,

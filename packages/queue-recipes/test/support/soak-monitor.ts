@@ -1,4 +1,5 @@
 import { appendFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import type { Engine } from "tempest-db-js";
 import { sql } from "tempest-db-js";
 
@@ -76,8 +77,12 @@ export async function readTable(engine: Engine, table: string): Promise<TableRea
   };
 }
 
-/** Appends one JSON line to TEMPEST_SOAK_LOG when it is set (the full soak's record of its run). */
+/**
+ * Appends one JSON line to TEMPEST_SOAK_LOG when it is set (the full soak's record of its run), with
+ * the machine's load averages (1, 5 and 15 min) and the time: on a shared machine the p99 is read beside them.
+ */
 export function logLine(entry: Record<string, unknown>): void {
   const file = process.env.TEMPEST_SOAK_LOG;
-  if (file) appendFileSync(file, `${JSON.stringify(entry)}\n`);
+  const load = loadavg().map((l) => Number(l.toFixed(2)));
+  if (file) appendFileSync(file, `${JSON.stringify({ ...entry, load, time: new Date().toISOString() })}\n`);
 }
