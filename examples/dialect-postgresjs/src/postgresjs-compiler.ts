@@ -40,8 +40,8 @@ export class PostgresJsCompiler extends SqlCompiler {
     )})`;
   }
 
-  override notifySql(): string {
-    return "SELECT pg_notify($1, $2)";
+  protected override notifyCallSql(channel: string, payload: string): string {
+    return `pg_notify(${channel}, ${payload})`;
   }
 
   /**

@@ -4,6 +4,7 @@ import {
   createIndexes,
   defineCapabilities,
   deleteFrom,
+  fn,
   index,
   insert,
   Model,
@@ -64,6 +65,16 @@ describe("UnsupportedFeatureError from the base compiler", () => {
       expect(error.hint.length).toBeGreaterThan(10);
       expect(testEngine().compile(queries[flag]).sql).toContain("FOR ");
     }
+  });
+
+  test("fn.notify where the dialect has no notifications, and its operands", () => {
+    const engine = testEngine(defineCapabilities({ ...fullCapabilities, listenNotify: true }));
+    const query = select(Outbound).columns(() => ({ notified: fn.notify(fn.val("queue_outbound"), fn.val("1")) }));
+    const error = refusal(() => engine.compile(query));
+    expect(error.feature).toBe("notifications (LISTEN/NOTIFY), fn.notify");
+    expect(error.hint).toMatch(/Poll instead/);
+    expect(() => fn.notify(fn.val("queue_outbound"), fn.val(1) as never)).toThrow(/fn\.notify \(payload\): takes a text/);
+    expect(() => fn.notify("queue_outbound" as never, fn.val("1"))).toThrow(ValidationError);
   });
 
   test("RETURNING per statement kind", () => {

@@ -88,8 +88,8 @@ export class PostgresCompiler extends SqlCompiler {
     return `(${sql} COLLATE "C")`;
   }
 
-  override notifySql(): string {
-    return "SELECT pg_notify($1, $2)";
+  protected override notifyCallSql(channel: string, payload: string): string {
+    return `pg_notify(${channel}, ${payload})`;
   }
 
   /**

@@ -60,6 +60,30 @@ describe("PostgreSQL beyond single statements", () => {
     }
   });
 
+  it("fn.notify sends from inside a statement, at commit, once per distinct payload", async () => {
+    const received: string[] = [];
+    const stop = await engine.listen("tempest_test_fn_notify", (payload) => received.push(payload));
+    try {
+      const notifying = select(Counter, "c")
+        .columns((q) => ({ id: "c.id", notified: q.notify(q.val("tempest_test_fn_notify"), q.cast("c.value", "text")) }))
+        .orderBy("c.id");
+      await engine.transaction(async (tx) => {
+        // Two rows of value 0: two calls with one payload, delivered once.
+        expect(await tx.execute(notifying).all()).toEqual([
+          { id: 1, notified: true },
+          { id: 2, notified: true },
+        ]);
+        await new Promise((r) => setTimeout(r, 100));
+        expect(received).toEqual([]); // not before commit
+      });
+      for (let i = 0; i < 50 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(received).toEqual(["0"]);
+    } finally {
+      await stop();
+    }
+  });
+
   it("a backend killed mid-transaction rolls back with a typed error, and the pool recovers", async () => {
     const killer = createEngine(PG_URL, { dialect: postgresDialect, poolSize: 1 });
     try {

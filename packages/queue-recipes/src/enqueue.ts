@@ -1,6 +1,18 @@
 import { randomUUID } from "node:crypto";
 import type { Executor, InferInsert, ModelClass } from "tempest-db-js";
-import { insert, isExpression, isTransaction, op, select, sql, ValidationError } from "tempest-db-js";
+import {
+  cte,
+  fn,
+  insert,
+  isExpression,
+  isTransaction,
+  op,
+  scalar,
+  select,
+  sql,
+  UnsupportedFeatureError,
+  ValidationError,
+} from "tempest-db-js";
 import { chunk } from "./chunk.js";
 import { noteQueuedPriorities } from "./claim-levels.js";
 import type { QueueOptions } from "./queue-options.js";
@@ -79,7 +91,10 @@ export async function enqueue<M extends ModelClass<any>>(
   );
   await assertIdempotencyIndex(db, q);
   const parts = chunkRows(rows, perInsert, maxBytes);
-  const statements = parts.map((part) => buildChunk(db, q, part));
+  const wantsNotify = (options.notify ?? true) && db.capabilities.listenNotify;
+  // PostgreSQL: the notification is sent by the INSERT's own statement, one round trip (see buildChunk).
+  const notifyInline = wantsNotify && db.capabilities.dataModifyingCtes && db.capabilities.returningInsert && notifiesInline(db, q);
+  const statements = parts.map((part) => buildChunk(db, q, part, notifyInline));
   const insertedIds = new Set<unknown>();
   const run = async (on: Executor) => {
     for (const statement of statements) for (const id of await runChunk(on, q, statement)) insertedIds.add(id);
@@ -105,9 +120,7 @@ export async function enqueue<M extends ModelClass<any>>(
     }
   }
   if (inserted.length > 0 && q.has.priority) noteQueuedPriorities(db, q, rows);
-  if (inserted.length > 0 && (options.notify ?? true) && db.capabilities.listenNotify) {
-    await db.notify(q.channel, String(inserted.length));
-  }
+  if (inserted.length > 0 && wantsNotify && !notifyInline) await db.notify(q.channel, String(inserted.length));
   return { inserted, duplicates };
 }
 
@@ -162,7 +175,8 @@ function jsonBytes(value: object): number {
 interface BuiltChunk {
   readonly offset: number;
   readonly ids: readonly unknown[];
-  readonly statement: ReturnType<typeof insert>;
+  /** The INSERT, or the SELECT over it that also notifies (its rows are the inserted ids either way). */
+  readonly statement: unknown;
   readonly returning: boolean;
   readonly readBack: boolean;
 }
@@ -174,8 +188,22 @@ interface BuiltChunk {
  * neither exists). Built and compiled here, before anything runs, so
  * that a bad value fails the whole enqueue with nothing written; the error names the message's
  * position in the caller's input.
+ *
+ * `notify` (PostgreSQL): the INSERT becomes a data-modifying CTE, and the SELECT over its RETURNING
+ * rows notifies the channel, with the number of rows inserted as the payload — one round trip instead
+ * of INSERT then NOTIFY:
+ *
+ * ```sql
+ * WITH tempest_enqueued AS (INSERT ... ON CONFLICT ... DO NOTHING RETURNING id)
+ * SELECT e.id, (pg_notify($channel, CAST((SELECT count(*) FROM tempest_enqueued) AS text)) IS NOT NULL) AS notified
+ * FROM tempest_enqueued e
+ * ```
+ *
+ * A duplicate returns no row, so it computes no notification; the identical ones of the inserted
+ * rows are delivered once (PostgreSQL folds identical notifications of a transaction), at commit —
+ * the caller's, when enqueue runs inside its transaction.
  */
-function buildChunk(db: Executor, q: QueueTable, chunk: Chunk): BuiltChunk {
+function buildChunk(db: Executor, q: QueueTable, chunk: Chunk, notify: boolean): BuiltChunk {
   const caps = db.capabilities;
   try {
     const base = insert(q.model).values(chunk.rows as any);
@@ -188,7 +216,8 @@ function buildChunk(db: Executor, q: QueueTable, chunk: Chunk): BuiltChunk {
             // its column would be cut short and stored). A no-op update skips only key collisions.
             base.onDuplicateKeyUpdate({ [q.f.id]: sql.ref(q.f.id) } as any)
           : base.ignoreDuplicates();
-    const statement = (caps.returningInsert ? skipping.returning([q.f.id] as any) : skipping) as ReturnType<typeof insert>;
+    const inserting = (caps.returningInsert ? skipping.returning([q.f.id] as any) : skipping) as ReturnType<typeof insert>;
+    const statement = notify ? notifying(q, inserting) : inserting;
     db.compile(statement as never);
     return {
       offset: chunk.offset,
@@ -201,6 +230,34 @@ function buildChunk(db: Executor, q: QueueTable, chunk: Chunk): BuiltChunk {
   } catch (error) {
     throw atPosition(error, chunk);
   }
+}
+
+/** Per engine: whether its compiler writes `fn.notify` (a dialect may have `notifySql()` only, and then sends NOTIFY apart). */
+const inlineNotify = new WeakMap<object, boolean>();
+
+function notifiesInline(db: Executor, q: QueueTable): boolean {
+  let known = inlineNotify.get(db.engineKey);
+  if (known === undefined) {
+    try {
+      db.compile(select(q.model).columns(() => ({ notified: fn.notify(fn.val(q.channel), fn.val("0")) })) as never);
+      known = true;
+    } catch (error) {
+      if (!UnsupportedFeatureError.isInstance(error)) throw error;
+      known = false;
+    }
+    inlineNotify.set(db.engineKey, known);
+  }
+  return known;
+}
+
+/** The SELECT over the INSERT's returned ids that also notifies the channel (see buildChunk). */
+function notifying(q: QueueTable, inserting: ReturnType<typeof insert>): unknown {
+  const enqueued = cte("tempest_enqueued", inserting as any);
+  const count = scalar((select(enqueued as any) as any).columns((h: any) => ({ n: h.count() })));
+  return (select(enqueued as any, "e") as any).columns(() => ({
+    [q.f.id]: `e.${q.f.id}`,
+    notified: fn.notify(fn.val(q.channel), fn.cast(count as any, "text")),
+  }));
 }
 
 /** A builder's "row N" of a chunk, restated as the message's position in the caller's input. */

@@ -58,7 +58,7 @@ describe.each(targets)("enqueue of many messages on $name", (target) => {
   it("splits large payloads by bytes, so four 5 MB messages go in (and the next statement works)", async () => {
     const Outbound = await payloadQueue("many_bytes");
     const statements: string[] = [];
-    const spy = createEngine(target.url, { poolSize: 2, onQuery: (e) => e.sql.startsWith("INSERT") && statements.push(e.sql) });
+    const spy = createEngine(target.url, { poolSize: 2, onQuery: (e) => e.sql.includes("INSERT INTO") && statements.push(e.sql) });
     try {
       const result = await enqueue(
         spy,

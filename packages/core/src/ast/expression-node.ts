@@ -37,8 +37,11 @@ export interface NegateNode {
  */
 export type StringFunction = "lower" | "upper" | "trim" | "ltrim" | "rtrim" | "length" | "concat" | "substring";
 
-/** Scalar functions with one meaning on every database (see compiler/expression-compiler.ts). */
-export type ScalarFunction = "coalesce" | "nullif" | "greatest" | "least" | StringFunction;
+/**
+ * Scalar functions with one meaning on every database (see compiler/expression-compiler.ts), and
+ * `notify`: a notification to a LISTEN channel, sent at commit (dialects with `listenNotify`).
+ */
+export type ScalarFunction = "coalesce" | "nullif" | "greatest" | "least" | "notify" | StringFunction;
 
 /** `fn(args...)`; each argument's kind is what `fn` takes (the builder checks it). */
 export interface FunctionCallNode {

@@ -256,6 +256,14 @@ export abstract class ExpressionCompiler extends DatetimeCompiler {
       case "concat":
       case "substring":
         return this.stringFunction(node.fn, node, ctx);
+      case "notify": {
+        const [channel, payload] = node.args.map((arg) => this.operand(arg, "text", ctx)) as [string, string];
+        const call = this.capabilities.listenNotify ? this.notifyCallSql(channel, payload) : undefined;
+        if (call === undefined)
+          this.unsupported("notifications (LISTEN/NOTIFY), fn.notify", "Poll instead; the queue recipes do so on this dialect.");
+        // The function returns nothing (PostgreSQL: void): the value read is a boolean, true.
+        return `(${call} IS NOT NULL)`;
+      }
       default:
         return exhaustive(node.fn);
     }
@@ -291,6 +299,11 @@ export abstract class ExpressionCompiler extends DatetimeCompiler {
       default:
         return exhaustive(fn);
     }
+  }
+
+  /** The call that queues a notification for commit (`listenNotify` dialects), or undefined: refused. */
+  protected notifyCallSql(_channel: string, _payload: string): string | undefined {
+    return undefined;
   }
 
   /** A text input of a string function, in the code point collation where the session's would differ. */

@@ -54,9 +54,13 @@ export abstract class SqlCompiler extends RelationCompiler {
    */
   #shaped: boolean | undefined;
 
-  /** The statement that sends a notification (`listenNotify` dialects): two parameters, channel and payload. */
+  /**
+   * The statement that sends a notification (`listenNotify` dialects): two parameters, channel and
+   * payload. By default `SELECT` of the dialect's `notifyCallSql` (see expression-compiler.ts).
+   */
   notifySql(): string | undefined {
-    return undefined;
+    const call = this.notifyCallSql(this.placeholder(1), this.placeholder(2));
+    return call === undefined ? undefined : `SELECT ${call}`;
   }
 
   beginStatements(options: BeginOptions): string[] {

@@ -104,6 +104,12 @@ export interface ExpressionFunctions<C = unknown> {
   substring<A extends TextOperand>(a: A, start: number, length?: number): TextOf<A>;
   /** The database's current time (as `sql.now()`), typed as a datetime operand. */
   now(): Expression<Date, "datetime">;
+  /**
+   * Sends `payload` to the LISTEN `channel` (`capabilities.listenNotify`; PostgreSQL's `pg_notify`)
+   * each time it is computed, delivered when the transaction commits (a statement alone: when it
+   * ends); true. Identical notifications of one transaction are delivered once. Refused elsewhere.
+   */
+  notify<A extends TextOperand, B extends TextOperand>(channel: A, payload: B): Expression<boolean, "boolean">;
   /** The start of the instant's year, month, ISO week (Monday 00:00), day, hour or minute, in UTC. */
   dateTrunc<A extends DatetimeOperand>(unit: TruncUnit, value: A): DatetimeOf<A>;
   /** A field of the instant in UTC: an integer, or for `epoch` seconds since 1970 with milliseconds as a fraction. */

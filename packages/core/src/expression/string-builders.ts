@@ -70,6 +70,17 @@ export function stringBuilders(operand: ReadOperand) {
         "fn.concat",
       );
     },
+    notify: (channel: unknown, payload: unknown) => {
+      const where = "fn.notify";
+      const texts = [text(channel, `${where} (channel)`), text(payload, `${where} (payload)`)];
+      return brandExpression(
+        functionCallNode(
+          "notify",
+          texts.map((t) => nodeOf(t, where)),
+          valueType("boolean", false),
+        ),
+      );
+    },
     substring: (input: unknown, start: unknown, length?: unknown) => {
       const where = "fn.substring";
       const args = [bound(start, 1, `${where} (start, 1-based)`)];

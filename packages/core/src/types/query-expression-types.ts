@@ -92,6 +92,8 @@ export interface QueryExpressionHelpers<I, S extends Sources> {
   lte<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
   gt<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
   gte<A extends QueryOperand<I, S>, B extends QueryOperand<I, S>>(a: A, b: B & SameFamily<R<I, S, A>, R<I, S, B>>): Compared<I, S, A, B>;
+  /** Sends `payload` to the LISTEN `channel` at commit (see `fn.notify`); true. */
+  notify<A extends QueryText<I, S>, B extends QueryText<I, S>>(channel: A, payload: B): Expression<boolean, "boolean">;
   lower<A extends QueryText<I, S>>(a: A): TextOf<R<I, S, A>>;
   upper<A extends QueryText<I, S>>(a: A): TextOf<R<I, S, A>>;
   trim<A extends QueryText<I, S>>(a: A): TextOf<R<I, S, A>>;
