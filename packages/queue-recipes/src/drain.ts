@@ -126,7 +126,7 @@ export function drain<M extends ModelClass<any>>(
   deliver: Deliver<M>,
   options: DrainOptions<M> = {},
 ): Promise<DrainResult> {
-  return drainRound(db, model, deliver, options, undefined);
+  return drainRound(db, model, deliver, options, undefined, false);
 }
 
 /**
@@ -134,6 +134,12 @@ export function drain<M extends ModelClass<any>>(
  * then looked for when its interval (half a lease) is due, not at the start and the end of every
  * round — a round per wake-up would otherwise put a reclaim transaction in front of every claim,
  * and in the enqueue → deliver latency.
+ *
+ * `shortBatchEnds`: the caller is woken by a notification for anything enqueued from now on (`work`
+ * while it listens), so a batch shorter than `batchSize` — nothing else was due when it was claimed —
+ * ends the lane once settled, without the claim that would find nothing: one statement fewer per
+ * wake-up, which a notification arriving meanwhile would otherwise wait behind. A fused lane settles
+ * such a batch with a plain markSent. Plain claims only (no `perConsumer`, no priority column).
  */
 export async function drainRound<M extends ModelClass<any>>(
   db: Executor,
@@ -141,6 +147,7 @@ export async function drainRound<M extends ModelClass<any>>(
   deliver: Deliver<M>,
   options: DrainOptions<M>,
   loopReclaimer: Reclaimer | undefined,
+  shortBatchEnds: boolean,
 ): Promise<DrainResult> {
   const batchSize = positive(options.batchSize ?? 10, "batchSize");
   const concurrency = positive(options.concurrency ?? 1, "concurrency");
@@ -173,6 +180,8 @@ export async function drainRound<M extends ModelClass<any>>(
   const claimOptions: ClaimOptions = { ...options, size: batchSize };
   const fused = options.fused === true;
   if (fused) checkFusable(db, q, claimOptions, "drain");
+  // Only the plain claim takes every due message up to the size: a fair or priority claim may leave some.
+  const endsShort = shortBatchEnds && options.perConsumer === undefined && !q.has.priority;
   const settings: BatchSettings = {
     ...(options as QueueOptions),
     maxAttempts,
@@ -217,19 +226,21 @@ export async function drainRound<M extends ModelClass<any>>(
         if ((await reclaim(loopReclaimer !== undefined)) > 0) continue;
         return;
       }
+      const last = endsShort && batch.length < batchSize;
       let result = await deliverBatch(db, model, q, deliver, await isolateSuspect(db, model, q, batch, options), settings, claimedAt);
-      if (result.held !== undefined) ({ result, next, nextAt } = await settleHeld(result, result.held));
+      if (result.held !== undefined) ({ result, next, nextAt } = await settleHeld(result, result.held, last));
       totals.sent += result.sent;
       totals.retried += result.retried;
       totals.failed += result.failed;
       totals.stale += result.stale;
       if (onEvent !== undefined) emitEvent(onEvent, { kind: "settle", ...result, durationMs: performance.now() - claimedAt });
+      if (last) return;
     }
   }
 
-  /** Fused: marks the held successes sent, claiming the next batch in the same statement unless stopping. */
-  async function settleHeld(result: BatchResult, held: readonly Record<string, unknown>[]) {
-    const stopping = options.signal?.aborted === true || failure.signal.aborted;
+  /** Fused: marks the held successes sent, claiming the next batch in the same statement unless stopping (or `last`). */
+  async function settleHeld(result: BatchResult, held: readonly Record<string, unknown>[], last: boolean) {
+    const stopping = last || options.signal?.aborted === true || failure.signal.aborted;
     const at = performance.now();
     let settled: SettleResult;
     let next: Record<string, unknown>[] | undefined;

@@ -113,7 +113,8 @@ export async function work<M extends ModelClass<any>>(
       try {
         woken = false;
         retention?.poke();
-        const round = await drainRound(db, model, deliver, options, reclaimer);
+        // Listening, a short batch needs no claim after it: what is enqueued from now on notifies.
+        const round = await drainRound(db, model, deliver, options, reclaimer, unlisten !== undefined && !listenBroken);
         errors = 0;
         for (const key of Object.keys(totals) as (keyof DrainResult)[]) totals[key] += round[key];
         if (round.sent + round.retried + round.failed + round.stale + round.reclaimed > 0) options.onProgress?.(round, { ...totals });

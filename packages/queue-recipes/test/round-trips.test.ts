@@ -1,7 +1,7 @@
 import type { Engine } from "tempest-db-js";
 import { createEngine } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enqueue } from "../src/index.js";
+import { enqueue, work } from "../src/index.js";
 import { freshQueue } from "./support/fresh-queue.js";
 import { targets } from "./support/targets.js";
 
@@ -67,6 +67,42 @@ describe.each(targets)("enqueue round trips on $name", (target) => {
       }
     } finally {
       await unlisten?.();
+    }
+  });
+});
+
+describe.each(targets.filter((t) => t.name === "PostgreSQL"))("work() round trips on $name", (target) => {
+  it("while listening, a wake-up for a short batch claims once and settles once: no claim that finds nothing", async () => {
+    const statements: string[] = [];
+    const engine = createEngine(target.url, { poolSize: 4, onQuery: (event) => statements.push(event.sql) });
+    const stop = new AbortController();
+    try {
+      const { Outbound } = await freshQueue(engine, "work_trips");
+      const delivered: string[] = [];
+      const worker = work(engine, Outbound, (m) => void delivered.push(m.consumer), {
+        signal: stop.signal,
+        pollIntervalMs: 600_000,
+        batchSize: 10,
+      });
+      await waitFor(() => statements.some((s) => s.includes('"status" = ')));
+      await new Promise((r) => setTimeout(r, 200)); // the first (empty) round is over: idle on LISTEN
+      await enqueue(engine, Outbound, { consumer: "warm-up" }); // the idempotency index is checked once per engine and table
+      await waitFor(() => delivered.length === 1);
+      await new Promise((r) => setTimeout(r, 100));
+      for (const round of [1, 2, 3]) {
+        statements.length = 0;
+        await enqueue(engine, Outbound, [{ consumer: `r${round}` }, { consumer: `r${round}` }]);
+        await waitFor(() => delivered.length === 1 + round * 2 && statements.length >= 3);
+        await new Promise((r) => setTimeout(r, 100));
+        const worker = statements.slice(1); // after the enqueue's one statement
+        // The claim (its candidates locked with SKIP LOCKED), then the settlement: nothing else.
+        expect(worker.map((s) => (s.includes("SKIP LOCKED") ? "claim" : s.split(" ")[0]))).toEqual(["claim", "UPDATE"]);
+      }
+      stop.abort();
+      expect((await worker).sent).toBe(7);
+    } finally {
+      stop.abort();
+      await engine.close();
     }
   });
 });
