@@ -4,8 +4,16 @@ export interface Row {
   readonly value: number;
   readonly unit: "ms" | "µs" | "ns" | "s" | "MiB" | "jobs/s";
   readonly stat?: string;
-  /** Further figures shown beside the value (p99, rows, ...). */
+  /**
+   * Further figures shown beside the value: a number is a figure in the row's unit (p99); anything
+   * else is shown as given — counts through `count(n)`, so that "500" never reads "500 ms".
+   */
   readonly extra?: Readonly<Record<string, number | string>>;
+}
+
+/** A count for `Row.extra`: shown as a number, without the row's unit. */
+export function count(n: number): string {
+  return n.toLocaleString("en-US");
 }
 
 export interface Check {

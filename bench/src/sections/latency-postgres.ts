@@ -7,6 +7,7 @@ import { createEngine, sql } from "tempest-db-js";
 import { PG_URL } from "../lib/env.js";
 import { queueModel } from "../lib/models.js";
 import type { Row, SectionResult } from "../lib/report.js";
+import { count } from "../lib/report.js";
 import { percentile } from "../lib/stats.js";
 
 /** The measurement: messages enqueued one at a time, 20 ms apart, into an idle queue; LISTEN/NOTIFY wakes the worker. */
@@ -20,7 +21,7 @@ function rows(name: string, latencies: readonly number[]): Row {
     value: percentile(latencies, 50),
     unit: "ms",
     stat: "p50",
-    extra: { p99: Number(percentile(latencies, 99).toFixed(2)), n: latencies.length },
+    extra: { p99: Number(percentile(latencies, 99).toFixed(2)), n: count(latencies.length) },
   };
 }
 

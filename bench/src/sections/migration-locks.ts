@@ -13,7 +13,7 @@ import type { LockCase } from "../lib/lock-cases.js";
 import { LOCK_CASES, lockCaseModel, TENANTS_TABLE, Tenant } from "../lib/lock-cases.js";
 import type { QueueModel } from "../lib/models.js";
 import type { Row, SectionResult } from "../lib/report.js";
-import { check } from "../lib/report.js";
+import { check, count } from "../lib/report.js";
 
 const TABLE = "bench_migration_locks";
 const WORKERS = 4;
@@ -117,14 +117,14 @@ export async function migrationLocks(quick: boolean): Promise<SectionResult> {
         value: unsafe.gapMs,
         unit: "ms",
         stat: "longest claim gap",
-        extra: { migration_ms: Math.round(unsafe.migrationMs), empty_claims: unsafe.emptyClaims },
+        extra: { migration_ms: Math.round(unsafe.migrationMs), empty_claims: count(unsafe.emptyClaims) },
       });
       rows.push({
         name: `${c.name}: safePlan`,
         value: safe.gapMs,
         unit: "ms",
         stat: "longest claim gap",
-        extra: { migration_ms: Math.round(safe.migrationMs), empty_claims: safe.emptyClaims },
+        extra: { migration_ms: Math.round(safe.migrationMs), empty_claims: count(safe.emptyClaims) },
       });
       const rewritten = safe.statements.join("\n") !== unsafe.statements.join("\n");
       if (rewritten) checks.push(check(`${c.name}: safe form's longest claim gap (ms)`, safe.gapMs, "≤", 200));
