@@ -197,7 +197,7 @@ export type { Executor, TransactionHandle, TransactionOptions } from "./engine/e
 export { introspect } from "./engine/introspect.js";
 export { migrationSupportOf } from "./engine/migration-support-of.js";
 export { modelsSnapshot } from "./engine/models-snapshot.js";
-export { PreparedStatement } from "./engine/prepared-statement.js";
+export { PreparedStatement, prepare } from "./engine/prepared-statement.js";
 export type { QueryEvent } from "./engine/query-event.js";
 export type { ExecutedQuery } from "./engine/query-result.js";
 export { QueryResult } from "./engine/query-result.js";

@@ -1,11 +1,23 @@
 import { describe, expectTypeOf, test } from "vitest";
 import type { Engine, Expression, InferModel, PlaceholderValues, PreparedStatement, QueryResult, RowStream } from "../src/index.js";
-import { deleteFrom, insert, select } from "../src/index.js";
+import { deleteFrom, insert, op, select } from "../src/index.js";
 import { Outbound } from "./support/outbound.js";
 
 declare const engine: Engine;
 
 describe("engine.prepare", () => {
+  test('a list placeholder ("uuid[]") is an array of the kind\'s values, for op.in', () => {
+    const byIds = engine.prepare({ ids: "uuid[]" }, (p) => {
+      expectTypeOf(p.ids).toEqualTypeOf<Expression<readonly string[]>>();
+      return select(Outbound).where({ id: op.in(p.ids) });
+    });
+    byIds.execute({ ids: ["a", "b"] });
+    // @ts-expect-error a single value for a list placeholder
+    byIds.execute({ ids: "a" });
+    // @ts-expect-error numbers for a uuid list
+    byIds.execute({ ids: [1] });
+  });
+
   test("the values object is typed from the declared placeholders, the rows from the statement", () => {
     const byId = engine.prepare({ id: "uuid" }, (p) => {
       expectTypeOf(p.id).toEqualTypeOf<Expression<string>>();

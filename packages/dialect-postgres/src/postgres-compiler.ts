@@ -114,6 +114,11 @@ export class PostgresCompiler extends SqlCompiler {
    */
   protected override inList(node: InListNode, ctx: CompileContext): string {
     const column = node.column;
+    const only = node.values[0];
+    // A prepared statement's list placeholder ("uuid[]", ...): the same one array parameter.
+    if (node.values.length === 1 && only?.kind === "placeholder" && only.list && ARRAY_KINDS.has(column.kind)) {
+      return `${this.column(column, ctx)} ${node.negated ? "<> ALL" : "= ANY"}(${this.placeholderSlot(only, ctx)})`;
+    }
     if (ctx.inline || !ARRAY_KINDS.has(column.kind) || !node.values.every((v) => v.kind === "param")) return super.inList(node, ctx);
     const values = node.values.map((v) => this.encodeParam((v as ParamNode).value, column));
     // bind checks the text of every element, and binds the array as it is.

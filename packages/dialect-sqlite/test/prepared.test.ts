@@ -1,5 +1,17 @@
 import type { QueryEvent } from "tempest-db-js";
-import { column, createEngine, deleteFrom, insert, Model, op, select, sql, update, ValidationError } from "tempest-db-js";
+import {
+  column,
+  createEngine,
+  deleteFrom,
+  insert,
+  Model,
+  op,
+  select,
+  sql,
+  UnsupportedFeatureError,
+  update,
+  ValidationError,
+} from "tempest-db-js";
 import { hostileStrings } from "tempest-db-js/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { TestDatabase } from "./support/engines.js";
@@ -190,6 +202,15 @@ describe.each(targets)("prepared statements on a %s database", (target) => {
     await expect(engine.execute(select(Person).where({ id: leaked as number })).all()).rejects.toThrow(/runs only through engine.prepare/);
     expect(() => engine.compile(select(Person).where({ id: leaked as number }))).toThrow(/runs only through engine.prepare/);
     expect(events).toEqual([]);
+  });
+
+  it("a list placeholder (op.in(p.ids), one array parameter) is refused by name: SQLite binds no arrays", () => {
+    expect(() => db.engine.prepare({ ids: "integer[]" }, (p) => select(Person).where({ id: op.in(p.ids) }))).toThrow(
+      UnsupportedFeatureError,
+    );
+    expect(() => db.engine.prepare({ ids: "integer[]" }, (p) => select(Person).where({ id: op.in(p.ids) }))).toThrow(
+      /list placeholder in op.in/,
+    );
   });
 
   it("runs on a transaction or session of its own engine only", async () => {

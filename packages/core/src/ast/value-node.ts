@@ -57,6 +57,8 @@ export interface PlaceholderNode {
   readonly allowNull: boolean;
   /** Describes where the placeholder stands, for the errors of a value given for it. */
   readonly where: string;
+  /** Declared `"kind[]"`: a list of values, bound as one array parameter (`op.in(p.ids)`). */
+  readonly list: boolean;
 }
 
 /** A column of a named source (`"alias"."column"`): `column.table` is the alias. Always qualified. */
@@ -146,8 +148,9 @@ export function placeholderNode(
   column?: ColumnMeta,
   allowNull = false,
   where = "",
+  list = false,
 ): PlaceholderNode {
-  return Object.freeze({ kind: "placeholder", name, declared, nullable, column, allowNull, where });
+  return Object.freeze({ kind: "placeholder", name, declared, nullable, column, allowNull, where, list });
 }
 
 /** One frozen reference node per column, shared by every query naming it (columns are model metadata). */

@@ -77,10 +77,13 @@ export const op = {
   lte: compare("lte"),
   gt: compare("gt"),
   gte: compare("gte"),
-  /** `IN (...)`: an empty list matches nothing. */
-  in: <T>(values: readonly T[] | Subquery<T>): Operator<T> => make("in", values),
+  /**
+   * `IN (...)`: an empty list matches nothing. In a prepared statement, a list placeholder
+   * (`"uuid[]"`, ...) stands for the whole list: one array parameter (PostgreSQL).
+   */
+  in: <T>(values: readonly T[] | Subquery<T> | Expression<readonly T[]>): Operator<T> => make("in", values),
   /** `NOT IN (...)`: an empty list matches every row. */
-  notIn: <T>(values: readonly T[] | Subquery<T>): Operator<T> => make("notIn", values),
+  notIn: <T>(values: readonly T[] | Subquery<T> | Expression<readonly T[]>): Operator<T> => make("notIn", values),
   /** `IS NULL`, or `IS NOT NULL` with `false`. */
   isNull: (isNull = true): Operator<never> => make("isNull", isNull),
   between: <T>(low: T | Expression<any>, high: T | Expression<any>): Operator<T> => make("between", [low, high]),

@@ -16,6 +16,7 @@ import { paramNode } from "../ast/value-node.js";
 import { MAX_NESTING, tooDeep } from "../ast/walk-tree.js";
 import { ValidationError } from "../errors.js";
 import { describe } from "../expression/assert-bindable.js";
+import { placeListAt } from "../expression/placeholder.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { TableMeta } from "../schema/table-meta.js";
 import { isCondition } from "./condition.js";
@@ -173,7 +174,13 @@ function resolveOperator(column: ColumnMeta, op: string, operand: unknown, where
         return inSubqueryNode(column, negated, operand.node, plain);
       }
       if (!Array.isArray(operand)) {
-        throw new ValidationError(`${at}: expects an array or select(...).asSubquery(field), got ${describe(operand)}`);
+        const node = expressionNode(operand);
+        // A prepared statement's list placeholder: the whole list, bound at execute().
+        if (node?.kind === "placeholder" && node.list)
+          return inListNode(column, negated, Object.freeze([placeListAt(node, column, at)]), plain);
+        throw new ValidationError(
+          `${at}: expects an array or select(...).asSubquery(field) (prepared: a list placeholder, "kind[]"), got ${describe(operand)}`,
+        );
       }
       if (operand.length === 0)
         return plain === undefined ? constantNode(negated) : constantNode(negated, { origin: plain, field: column.field });

@@ -43,6 +43,12 @@ export abstract class ConditionCompiler extends CompilerBase {
 
   /** `column IN (values)` (never empty: the builder turns `in: []` into a constant). */
   protected inList(node: InListNode, ctx: CompileContext): string {
+    if (isListPlaceholder(node)) {
+      this.unsupported(
+        "a list placeholder in op.in / op.notIn (the list bound as one array parameter)",
+        "Declare one placeholder per value, or build the statement per call with op.in([...]).",
+      );
+    }
     return `${this.column(node.column, ctx)} ${node.negated ? "NOT IN" : "IN"} (${this.valueList(node.values, ctx)})`;
   }
 
@@ -69,4 +75,10 @@ export abstract class ConditionCompiler extends CompilerBase {
       );
     }
   }
+}
+
+/** `op.in(p.ids)` in a prepared statement: the list is one placeholder, declared `"kind[]"`. */
+function isListPlaceholder(node: InListNode): boolean {
+  const only = node.values[0];
+  return node.values.length === 1 && only?.kind === "placeholder" && only.list;
 }

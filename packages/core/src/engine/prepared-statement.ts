@@ -24,6 +24,20 @@ import type { RowStream, StreamOptions } from "./row-stream.js";
 import { refuseUnstreamable, streamBatchSize } from "./row-stream.js";
 import { Transaction } from "./transaction.js";
 
+/**
+ * `engine.prepare` for any executor: the engine, or a session or transaction of it. The statement
+ * belongs to the engine, whatever executor made it; `execute(values, on)` runs it on `on` (code
+ * handed an executor, a library's, keeps one statement per engine: key a WeakMap by `db.engineKey`).
+ */
+export function prepare<S extends PlaceholderSpec, R>(
+  db: Executor,
+  placeholders: S,
+  build: (p: Placeholders<S>) => Executable<R>,
+): PreparedStatement<S, R> {
+  if (!(db instanceof BaseExecutor)) throw new ValidationError("prepare: db must be an engine, or a session or transaction of one");
+  return new PreparedStatement(db, (db as unknown as { core: EngineCore }).core, placeholders, build);
+}
+
 /** One compilation of the statement, for one compiler (the engine replaces its compiler once, when ready). */
 interface Template {
   readonly compiler: SqlCompiler;
@@ -153,7 +167,8 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
     const names = slots.map((s) => s.node.name);
     const kinds = columns.map(acceptKind);
     const accepts = columns.map(valueAccepter);
-    const asIs = columns.map((c) => compiler.codec.encodesAsIs(c));
+    // A list placeholder's value is an array: always bound through the general path, element by element.
+    const asIs = slots.map((s, i) => !s.node.list && compiler.codec.encodesAsIs(columns[i] as ColumnMeta));
     const nulInText = compiler.capabilities.nulInText;
     const params = [...compiled.params];
     const fast = asIs.every(Boolean)
@@ -177,7 +192,7 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
     const fast = template.fast?.(values);
     if (fast !== undefined) {
       const { compiled } = template;
-      return { sql: compiled.sql, params: fast, kind: compiled.kind, columns: compiled.columns };
+      return { sql: compiled.sql, params: fast, kind: compiled.kind, columns: compiled.columns, nesting: compiled.nesting };
     }
     if (typeof values !== "object" || values === null || Array.isArray(values)) {
       throw new ValidationError(`${call}: expects an object of placeholder values, got ${describe(values)}`);
@@ -205,10 +220,14 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
       const node = slot.node;
       if (value === undefined) throw this.#missing(node, record, call);
       const column = node.column as ColumnMeta;
+      if (node.list) {
+        params[slot.index] = bindList(compiler, node, column, value, call);
+        continue;
+      }
       checkValue(column, value, node.where, node.allowNull);
       params[slot.index] = compiler.encodePlaceholderValue(value, column);
     }
-    return { sql: compiled.sql, params, kind: compiled.kind, columns: compiled.columns };
+    return { sql: compiled.sql, params, kind: compiled.kind, columns: compiled.columns, nesting: compiled.nesting };
   }
 
   #missing(node: PlaceholderNode, record: Record<string, unknown>, call: string): ValidationError {
@@ -227,4 +246,20 @@ export class PreparedStatement<S extends PlaceholderSpec, R> {
     }
     return undefined;
   }
+}
+
+/** A list placeholder's value: an array, each element checked and encoded as a value of `op.in([...])` is. */
+function bindList(compiler: SqlCompiler, node: PlaceholderNode, column: ColumnMeta, value: unknown, call: string): unknown[] {
+  if (!Array.isArray(value)) {
+    throw new ValidationError(
+      `${call}: placeholder "${node.name}" is a list (declared "${node.declared}[]"): expects an array, got ${describe(value)}`,
+    );
+  }
+  const encoded = new Array(value.length);
+  // An index loop: a hole in a sparse array is undefined, and refused, instead of skipped.
+  for (let i = 0; i < value.length; i++) {
+    checkValue(column, value[i], `${node.where}[${i}]`, false);
+    encoded[i] = compiler.encodePlaceholderValue(value[i], column);
+  }
+  return encoded;
 }

@@ -23,17 +23,23 @@ export interface PlaceholderValueTypes {
   bytes: Uint8Array;
 }
 
-/** How a placeholder is declared: a column kind, or `"kind | null"` for one that may be given null. */
-export type PlaceholderKind = ColumnKind | `${ColumnKind} | null`;
+/**
+ * How a placeholder is declared: a column kind, `"kind | null"` for one that may be given null, or
+ * `"kind[]"` for a list of values that stands in `op.in(...)` / `op.notIn(...)` (one array parameter,
+ * on a dialect that binds arrays: PostgreSQL).
+ */
+export type PlaceholderKind = ColumnKind | `${ColumnKind} | null` | `${ColumnKind}[]`;
 
 /** The placeholders of a prepared statement: name to declared kind. */
 export type PlaceholderSpec = Readonly<Record<string, PlaceholderKind>>;
 
-type ValueOf<K> = K extends `${infer B extends ColumnKind} | null`
-  ? PlaceholderValueTypes[B] | null
-  : K extends ColumnKind
-    ? PlaceholderValueTypes[K]
-    : never;
+type ValueOf<K> = K extends `${infer B extends ColumnKind}[]`
+  ? readonly PlaceholderValueTypes[B][]
+  : K extends `${infer B extends ColumnKind} | null`
+    ? PlaceholderValueTypes[B] | null
+    : K extends ColumnKind
+      ? PlaceholderValueTypes[K]
+      : never;
 
 /** The values object `execute()` takes for a spec: every placeholder, with its declared type. */
 export type PlaceholderValues<S extends PlaceholderSpec> = { readonly [N in keyof S]: ValueOf<S[N]> };
@@ -59,6 +65,7 @@ const GROUP: Record<ColumnKind, string> = {
 };
 
 const NULLABLE = " | null";
+const LIST = "[]";
 
 /** The placeholder expressions for a spec; a malformed spec is a ValidationError. */
 export function makePlaceholders<S extends PlaceholderSpec>(spec: S): { placeholders: Placeholders<S>; names: readonly string[] } {
@@ -73,13 +80,16 @@ export function makePlaceholders<S extends PlaceholderSpec>(spec: S): { placehol
   for (const name of names) {
     const declared = spec[name];
     const nullable = typeof declared === "string" && declared.endsWith(NULLABLE);
-    const kind = (nullable ? (declared as string).slice(0, -NULLABLE.length) : declared) as ColumnKind;
+    const list = typeof declared === "string" && declared.endsWith(LIST);
+    const kind = (
+      nullable ? (declared as string).slice(0, -NULLABLE.length) : list ? (declared as string).slice(0, -LIST.length) : declared
+    ) as ColumnKind;
     if (typeof kind !== "string" || !Object.hasOwn(GROUP, kind)) {
       throw new ValidationError(
-        `prepare: placeholder "${name}" has kind ${typeof declared === "string" ? JSON.stringify(declared) : describe(declared)}; the kinds are ${Object.keys(GROUP).join(", ")}, each optionally followed by " | null"`,
+        `prepare: placeholder "${name}" has kind ${typeof declared === "string" ? JSON.stringify(declared) : describe(declared)}; the kinds are ${Object.keys(GROUP).join(", ")}, each optionally followed by " | null" or "[]" (a list, for op.in)`,
       );
     }
-    placeholders[name] = brandExpression(placeholderNode(name, kind, nullable));
+    placeholders[name] = brandExpression(placeholderNode(name, kind, nullable, undefined, false, "", list));
   }
   return { placeholders: Object.freeze(placeholders) as Placeholders<S>, names: Object.freeze(names) };
 }
@@ -93,8 +103,9 @@ export function makePlaceholders<S extends PlaceholderSpec>(spec: S): { placehol
 export function placeAt(node: ExpressionNode, column: ColumnMeta, where: string, allowNull: boolean): ExpressionNode {
   if (node.kind !== "placeholder") return node;
   const label = where === "" ? `placeholder "${node.name}"` : `${where}: placeholder "${node.name}"`;
-  if (GROUP[node.declared] !== GROUP[column.kind]) {
-    throw new ValidationError(`${label} is declared ${node.declared} but stands for ${column.field}, a ${column.kind} column`);
+  checkGroup(node, column, label);
+  if (node.list) {
+    throw new ValidationError(`${label} is a list (declared "${node.declared}[]"): it stands only in op.in(...) or op.notIn(...)`);
   }
   if (node.nullable && !allowNull) {
     throw new ValidationError(
@@ -109,6 +120,20 @@ export function placeAt(node: ExpressionNode, column: ColumnMeta, where: string,
     allowNull && node.nullable,
     where || `${column.table}.${column.field}`,
   );
+}
+
+/** A list placeholder (`"kind[]"`) given to `op.in` / `op.notIn` on `column`: placed there, its elements checked at execute(). */
+export function placeListAt(node: PlaceholderNode, column: ColumnMeta, where: string): PlaceholderNode {
+  checkGroup(node, column, `${where}: placeholder "${node.name}"`);
+  return placeholderNode(node.name, node.declared, false, column, false, where || `${column.table}.${column.field}`, true);
+}
+
+function checkGroup(node: PlaceholderNode, column: ColumnMeta, label: string): void {
+  if (GROUP[node.declared] !== GROUP[column.kind]) {
+    throw new ValidationError(
+      `${label} is declared ${node.declared}${node.list ? "[]" : ""} but stands for ${column.field}, a ${column.kind} column`,
+    );
+  }
 }
 
 export function isPlaceholder(node: ExpressionNode): node is PlaceholderNode {
