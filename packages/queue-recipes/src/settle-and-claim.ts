@@ -1,5 +1,5 @@
-import type { Executor, InferModel, ModelClass } from "tempest-db-js";
-import { cte, op, or, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
+import type { ColumnMeta, Executor, InferModel, ModelClass, PlaceholderKind } from "tempest-db-js";
+import { cte, op, or, prepare, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
 import type { ClaimOptions, ClaimPlan } from "./claim-batch.js";
 import { candidates, claimBatch, claimPlan, claimSet, sortDue } from "./claim-batch.js";
 import type { SettleResult } from "./fenced-update.js";
@@ -7,7 +7,7 @@ import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
-import { cachedStatement } from "./statement-cache.js";
+import { cachedPrepared } from "./statement-cache.js";
 import { valueKind } from "./value-kind.js";
 
 export interface SettleAndClaimResult<M extends ModelClass<any>> {
@@ -84,50 +84,74 @@ export async function settleAndClaim<M extends ModelClass<any>>(
   const q = queueTable(model, options);
   checkFusable(db, q, options, "settleAndClaim");
   if (sent.length === 0) return { settled: { applied: 0, stale: 0 }, claimed: await claimBatch(db, model, options) };
-  const statement = fusedStatement(q, claimPlan(db), sent as readonly Record<string, unknown>[], options);
-  const rows = (await retryStatement(db, () => db.execute(statement).all())) as { s: { n: number }; c: Record<string, unknown> | null }[];
+  const groups = byToken(q, sent as readonly Record<string, unknown>[]);
+  const statement = fusedStatement(db, q, claimPlan(db), groups.size, options);
+  const values: Record<string, unknown> = {};
+  let i = 0;
+  for (const [token, ids] of groups) {
+    values[`ids${i}`] = ids;
+    values[`token${i++}`] = token;
+  }
+  const rows = (await retryStatement(db, () => statement.execute(values as never, db).all())) as {
+    s: { n: number };
+    c: Record<string, unknown> | null;
+  }[];
   const applied = Number(rows[0]?.s.n ?? 0);
   const claimed: Record<string, unknown>[] = [];
   for (const row of rows) if (row.c !== null) claimed.push(row.c);
   return { settled: { applied, stale: sent.length - applied }, claimed: sortDue(q, claimed) as InferModel<M>[] };
 }
 
-/** The settlement's fence: status `sending` and, per token value the claims carry, their ids. */
-function fence(q: QueueTable, claims: readonly Record<string, unknown>[]): unknown {
-  const byToken = new Map<unknown, unknown[]>();
+/** The claims grouped by the fence value they carry: their ids, per token (a batch of fresh messages: one group). */
+function byToken(q: QueueTable, claims: readonly Record<string, unknown>[]): Map<unknown, unknown[]> {
+  const groups = new Map<unknown, unknown[]>();
   for (const claim of claims) {
-    const ids = byToken.get(claim[q.fence]);
+    const ids = groups.get(claim[q.fence]);
     if (ids) ids.push(claim[q.f.id]);
-    else byToken.set(claim[q.fence], [claim[q.f.id]]);
+    else groups.set(claim[q.fence], [claim[q.f.id]]);
   }
-  const groups = [...byToken].map(([token, ids]) => ({ [q.f.id]: op.in(ids), [q.fence]: token }));
-  // A batch of fresh messages shares one token: one `id = ANY($ids) AND fence = $token`.
-  return groups.length === 1 ? groups[0] : or(...(groups as [Record<string, unknown>, ...Record<string, unknown>[]]));
+  return groups;
 }
 
-function fusedStatement(q: QueueTable, plan: ClaimPlan, claims: readonly Record<string, unknown>[], options: ClaimOptions) {
-  const settled = cte(
-    "tempest_settled",
-    update(q.model)
-      .set({ [q.f.status]: q.s.sent, [q.f.updatedAt]: sql.now() } as any)
-      .where({ [q.f.status]: q.s.sending } as any)
-      .where(fence(q, claims) as any)
-      .returning([q.f.id] as any),
-  );
-  const counted = cte(
-    "tempest_settled_count",
-    select(settled as any).columns((h: any) => ({ n: h.count() })),
-  );
+/**
+ * The fused statement for `groups` token values, prepared once per engine and shape (queue table,
+ * lock, size, consumers, number of token groups): a batch binds its ids (one array per group,
+ * `id = ANY($ids)`) and tokens, and skips building and compiling.
+ */
+function fusedStatement(db: Executor, q: QueueTable, plan: ClaimPlan, groups: number, options: ClaimOptions) {
   const lock = plan.lock === undefined ? "none" : plan.lock.skipLocked ? "skip" : "wait";
   const consumer = options.consumer === undefined ? "" : JSON.stringify(options.consumer);
-  const claimed = cachedStatement(q, `fused-claim:${lock}:${options.size}:${consumer}`, () =>
-    cte(
-      "tempest_claimed",
-      update(q.model)
-        .set(claimSet(q) as any)
-        .where({ [q.f.id]: op.in(candidates(q, plan, options, undefined).asSubquery(q.f.id as any)) } as any)
-        .returning(),
-    ),
-  );
-  return (select(counted as any, "s") as any).leftJoin(claimed, "c", { [`c.${q.f.id}`]: op.isNull(false) });
+  return cachedPrepared(db.engineKey, q, `fused:${lock}:${options.size}:${consumer}:${groups}`, () => {
+    const spec: Record<string, PlaceholderKind> = {};
+    const idKind = (q.meta.byField.get(q.f.id) as ColumnMeta).kind;
+    const fenceKind = (q.meta.byField.get(q.fence) as ColumnMeta).kind;
+    for (let i = 0; i < groups; i++) {
+      spec[`ids${i}`] = `${idKind}[]`;
+      spec[`token${i}`] = fenceKind;
+    }
+    return prepare(db, spec, (p) => {
+      const fence = Array.from({ length: groups }, (_, i) => ({ [q.f.id]: op.in(p[`ids${i}`] as any), [q.fence]: p[`token${i}`] }));
+      // A batch of fresh messages shares one token: one `id = ANY($ids) AND fence = $token`.
+      const settled = cte(
+        "tempest_settled",
+        update(q.model)
+          .set({ [q.f.status]: q.s.sent, [q.f.updatedAt]: sql.now() } as any)
+          .where({ [q.f.status]: q.s.sending } as any)
+          .where((fence.length === 1 ? fence[0] : or(...(fence as [Record<string, unknown>, ...Record<string, unknown>[]]))) as any)
+          .returning([q.f.id] as any),
+      );
+      const counted = cte(
+        "tempest_settled_count",
+        select(settled as any).columns((h: any) => ({ n: h.count() })),
+      );
+      const claimed = cte(
+        "tempest_claimed",
+        update(q.model)
+          .set(claimSet(q) as any)
+          .where({ [q.f.id]: op.in(candidates(q, plan, options, undefined).asSubquery(q.f.id as any)) } as any)
+          .returning(),
+      );
+      return (select(counted as any, "s") as any).leftJoin(claimed, "c", { [`c.${q.f.id}`]: op.isNull(false) });
+    });
+  });
 }
