@@ -12,7 +12,7 @@ import { PG_URL } from "../lib/env.js";
 import { queueModel } from "../lib/models.js";
 import type { Row, SectionResult } from "../lib/report.js";
 import { check, ratio } from "../lib/report.js";
-import { DRAIN, loadPostgresJobs, rawPostgresSql } from "./queue-drain-postgres.js";
+import { DRAIN, loadPostgresJobs, rawPgDrain, rawPostgresSql } from "./queue-drain-postgres.js";
 
 const noop = (_job?: unknown) => {};
 const COLUMNS = `"id", "consumer", "idempotency_key", "status", "attempts", "next_attempt_at", "updated_at"`;
@@ -33,28 +33,6 @@ export function rawFusedSql(table: string): string {
 async function countStatus(admin: pg.Pool, table: string, status: string): Promise<number> {
   const { rows } = await admin.query(`SELECT count(*)::int AS n FROM "${table}" WHERE status = $1`, [status]);
   return rows[0].n as number;
-}
-
-/** Two round trips per batch, named prepared statements: claim, then mark the batch sent. */
-async function rawTwoTrips(pool: pg.Pool, table: string): Promise<void> {
-  const q = rawPostgresSql(table);
-  const lane = async () => {
-    for (;;) {
-      const { rows } = await pool.query({ name: `claim_${table}`, text: q.claim, values: ["sending", "queued", 0.001] });
-      if (rows.length === 0) return;
-      await Promise.all(rows.map(async (row) => noop(row)));
-      const byAttempts = new Map<number, string[]>();
-      for (const row of rows) {
-        const group = byAttempts.get(row.attempts);
-        if (group) group.push(row.id);
-        else byAttempts.set(row.attempts, [row.id]);
-      }
-      for (const [attempts, ids] of byAttempts) {
-        await pool.query({ name: `complete_${table}`, text: q.complete, values: ["sent", ids, "sending", attempts] });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: DRAIN.workers }, lane));
 }
 
 /** One round trip per batch, named prepared statements: the fused statement by hand. */
@@ -93,23 +71,42 @@ async function assertSameFusedSql(table: string, admin: pg.Pool): Promise<void> 
   if (!seen.includes(rawFusedSql(table))) throw new Error(`raw fused SQL differs from the recipes':\n${seen.join("\n")}`);
 }
 
+/** A statement's `$n` parameters written as the SQL texts given (pgbench scripts). */
+function inline(text: string, values: readonly string[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => values[Number(n) - 1] as string);
+}
+
 /**
- * The server's ceiling for one statement per batch: pgbench running the claim alone (no client
- * work, no settlement) on 4 connections over the same number of jobs. Undefined without pgbench.
+ * pgbench scripts (a C client: no Node in the loop), the recipes' own statements with their values
+ * written in: the claim alone; the two-statement cycle (claim, then settle the ids it returned, two
+ * transactions); the fused statement (settling the ids the previous one claimed). The claimed ids
+ * travel in pgbench variables (`\gset` of array_agg, the same wrapping in both cycles).
  */
-function pgbenchCeiling(table: string, n: number): number | undefined {
+export function pgbenchScripts(table: string): Record<"claim" | "two" | "fused", string> {
+  const q = rawPostgresSql(table);
+  const claim = inline(q.claim, ["'sending'", "'queued'", "0.001"]);
+  const settle = inline(q.complete, ["'sent'", ":ids::uuid[]", "'sending'", ":att"]);
+  const fused = inline(rawFusedSql(table), ["'sent'", "'sending'", ":ids::uuid[]", ":att", "'sending'", "'queued'", "0.001"]);
+  const fusedWith = fused.slice(0, fused.indexOf(' SELECT "s"."n"'));
+  return {
+    claim: `${claim};\n`,
+    two: `WITH "c" AS (${claim}) SELECT coalesce(array_agg("id"), '{}') AS ids, coalesce(min("attempts"), 0) AS att FROM "c" \\gset\n${settle};\n`,
+    fused: `${fusedWith} SELECT coalesce(array_agg("c"."id") FILTER (WHERE "c"."id" IS NOT NULL), '{}') AS ids, coalesce(min("c"."attempts"), 0) AS att FROM "tempest_settled_count" AS "s" LEFT JOIN "tempest_claimed" AS "c" ON "c"."id" IS NOT NULL \\gset\n`,
+  };
+}
+
+/**
+ * Jobs per second of one pgbench run of `script` over `n` queued jobs: 4 clients, prepared, each
+ * client running its share of the n / batch cycles. Undefined without pgbench.
+ */
+function pgbenchJobsPerSecond(script: string, n: number): number | undefined {
   const dir = mkdtempSync(join(tmpdir(), "tempest-pgbench-"));
   try {
-    const script = join(dir, "claim.sql");
-    writeFileSync(script, `${rawPostgresSql(table).claim.replace("$1", "'sending'").replace("$2", "'queued'").replace("$3", "0.001")};\n`);
-    const perClient = Math.ceil(n / DRAIN.batch / DRAIN.workers);
-    const run = spawnSync(
-      "pgbench",
-      ["-n", "-M", "prepared", "-c", String(DRAIN.workers), "-j", "2", "-t", String(perClient), "-f", script, PG_URL],
-      {
-        encoding: "utf8",
-      },
-    );
+    const file = join(dir, "cycle.sql");
+    writeFileSync(file, script);
+    const perClient = Math.floor(n / DRAIN.batch / DRAIN.workers);
+    const args = ["-n", "-M", "prepared", "-c", String(DRAIN.workers), "-j", "2", "-t", String(perClient), "-D", "ids={}", "-D", "att=0"];
+    const run = spawnSync("pgbench", [...args, "-f", file, PG_URL], { encoding: "utf8" });
     if (run.error || run.status !== 0) return undefined;
     const tps = /tps = ([\d.]+)/.exec(run.stdout)?.[1];
     return tps === undefined ? undefined : Number(tps) * DRAIN.batch;
@@ -117,6 +114,14 @@ function pgbenchCeiling(table: string, n: number): number | undefined {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Jobs per pgbench run: 2,000 transactions of 50, each of 4 clients running 500. */
+const PGBENCH_JOBS = 100_000;
+
+const perSecond = (values: number[]) =>
+  `${Math.round(median(values)).toLocaleString("en-US")} jobs/s (${values.map((v) => Math.round(v)).join(", ")})`;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 export async function cyclePostgres(quick: boolean): Promise<SectionResult> {
   const n = quick ? 500 : DRAIN.jobs;
@@ -160,7 +165,7 @@ export async function cyclePostgres(quick: boolean): Promise<SectionResult> {
     {
       name: "pg: same SQL, two round trips per batch (prepared)",
       load: (count) => loadPostgresJobs(admin, tables.raw, count),
-      drain: () => rawTwoTrips(rawPool, tables.raw),
+      drain: () => rawPgDrain(rawPool, tables.raw, true),
       completed: () => countStatus(admin, tables.raw, "sent"),
     },
     {
@@ -172,12 +177,18 @@ export async function cyclePostgres(quick: boolean): Promise<SectionResult> {
   ];
   const rows: Row[] = await raceDrains(cases, n, rounds, quick ? 0 : n);
 
-  // Reference only, not raced: pgbench claiming alone (each claim one statement, nothing settled).
-  const ceilings: number[] = [];
+  // Reference, not raced with the rows above: pgbench (a C client) running the same statements over
+  // PGBENCH_JOBS jobs per run (long enough to mean something: 20,000 jobs is under a second), the
+  // three scripts interleaved round by round.
+  const pgbenchJobs = quick ? 2000 : PGBENCH_JOBS;
+  const scripts = pgbenchScripts(tables.pgbench);
+  const pgbench: Record<keyof typeof scripts, number[]> = { claim: [], two: [], fused: [] };
   for (let r = 0; r < (quick ? 1 : 3); r++) {
-    await loadPostgresJobs(admin, tables.pgbench, n);
-    const jobsPerSecond = pgbenchCeiling(tables.pgbench, n);
-    if (jobsPerSecond !== undefined) ceilings.push(jobsPerSecond);
+    for (const kind of ["two", "fused", "claim"] as const) {
+      await loadPostgresJobs(admin, tables.pgbench, pgbenchJobs);
+      const jobsPerSecond = pgbenchJobsPerSecond(scripts[kind], pgbenchJobs);
+      if (jobsPerSecond !== undefined) pgbench[kind].push(jobsPerSecond);
+    }
   }
   await Promise.all([rawPool.end(), rawFusedPool.end(), admin.end(), engine.close()]);
 
@@ -185,7 +196,6 @@ export async function cyclePostgres(quick: boolean): Promise<SectionResult> {
   const vsRawTwo = ratio(rows, "pg: same SQL, two round trips per batch (prepared)", fusedName);
   const vsTwo = ratio(rows, "tempest: drain(), two statements per batch", fusedName);
   const vsRawFused = ratio(rows, "pg: the fused SQL by hand, one round trip (prepared)", fusedName);
-  const ceiling = ceilings.length > 0 ? ceilings.sort((a, b) => a - b)[Math.floor(ceilings.length / 2)] : undefined;
   return {
     id: "cycle-postgres",
     title: `1b. Fused settle + claim cycle on PostgreSQL: ${n.toLocaleString("en-US")} jobs, ${DRAIN.workers} workers, batch ${DRAIN.batch}, no-op deliver`,
@@ -202,9 +212,9 @@ export async function cyclePostgres(quick: boolean): Promise<SectionResult> {
         notes: [
           "Throughput ratio = the other's time ÷ the fused drain's time. Rounds interleaved, order rotated.",
           "The raw rows run the exact SQL texts the recipes send (both checked against the recipes' query events before timing), as named prepared statements on a 4-connection pg.Pool.",
-          ceiling === undefined
-            ? "pgbench ceiling: pgbench not found on PATH."
-            : `pgbench ceiling (reference, not raced): the claim statement alone, 4 clients, prepared, ${n.toLocaleString("en-US")} jobs: ${Math.round(ceiling).toLocaleString("en-US")} jobs/s (median of ${ceilings.length}; ${ceilings.map((c) => Math.round(c)).join(", ")}).`,
+          pgbench.two.length === 0 || pgbench.fused.length === 0 || pgbench.claim.length === 0
+            ? "pgbench: not found on PATH (or a run failed)."
+            : `pgbench (reference, not raced; 4 clients, prepared, ${pgbenchJobs.toLocaleString("en-US")} jobs a run, median of ${pgbench.two.length} interleaved): two statements per batch ${perSecond(pgbench.two)}; fused ${perSecond(pgbench.fused)}, fused ÷ two = ${(median(pgbench.fused) / median(pgbench.two)).toFixed(2)}; the claim alone, nothing settled (the "ceiling" for one statement per batch) ${perSecond(pgbench.claim)}.`,
         ],
       },
     ],
