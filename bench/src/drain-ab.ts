@@ -7,47 +7,18 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import mysql from "mysql2/promise";
 import pg from "pg";
+import { loadBuild } from "./lib/builds.js";
 import type { DrainCase } from "./lib/drain-runner.js";
 import { raceDrains } from "./lib/drain-runner.js";
 import { MYSQL_URL, PG_URL } from "./lib/env.js";
+import { queueModel } from "./lib/models.js";
 import { median } from "./lib/stats.js";
 import { loadMysqlJobs } from "./sections/queue-drain-mysql.js";
 import { DRAIN, loadPostgresJobs } from "./sections/queue-drain-postgres.js";
 import { loadSqliteJobs, tune } from "./sections/queue-drain-sqlite.js";
-
-interface Build {
-  readonly label: string;
-  readonly core: any;
-  readonly recipes: any;
-}
-
-async function loadBuild(label: string, root: string): Promise<Build> {
-  const at = (p: string) => pathToFileURL(join(root, "packages", p, "dist", "index.js")).href;
-  const core = await import(at("core"));
-  for (const d of ["dialect-postgres", "dialect-mysql", "dialect-sqlite"]) await import(at(d));
-  return { label, core, recipes: await import(at("queue-recipes")) };
-}
-
-/** The guide's model with the queue's indexes, declared with a build's own core. */
-function model(build: Build, table: string) {
-  const { Model, column } = build.core;
-  class Job extends Model {
-    static tablename = table;
-    static naming = "snake_case";
-    id = column.uuid().primaryKey();
-    consumer = column.text().notNull();
-    idempotencyKey = column.text();
-    status = column.enum("queued", "sending", "sent", "failed").notNull();
-    attempts = column.integer().notNull().default(0);
-    nextAttemptAt = column.datetime().notNull();
-    updatedAt = column.datetime();
-  }
-  return build.recipes.withQueueIndexes(Job);
-}
 
 const noop = () => {};
 
@@ -83,7 +54,7 @@ async function main() {
     const sqliteAdmin = name === "sqlite" ? tune(new Database(join(dir, "ab.db"))) : undefined;
     for (const build of builds) {
       const table = `bench_ab_${build.label}`;
-      const Job = model(build, table);
+      const Job = queueModel(table, build) as any;
       const engine = build.core.createEngine(url, { poolSize: DRAIN.workers });
       closers.push(() => engine.close());
       await engine.execute(build.core.sql.raw(`DROP TABLE IF EXISTS ${name === "mysql" ? `\`${table}\`` : `"${table}"`}`)).rowsAffected();

@@ -22,7 +22,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import "@tempest-db-js/dialect-mysql";
 import "@tempest-db-js/dialect-postgres";
 import "@tempest-db-js/dialect-sqlite";
@@ -32,7 +31,10 @@ import mysqlCore from "mysql2";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import * as core from "tempest-db-js";
+import type { Build } from "./lib/builds.js";
+import { loadBuild } from "./lib/builds.js";
 import { MYSQL_URL, PG_URL } from "./lib/env.js";
+import { queueModel } from "./lib/models.js";
 import { median } from "./lib/stats.js";
 import { loadMysqlJobs, rawMysqlDrain } from "./sections/queue-drain-mysql.js";
 import { DRAIN, loadPostgresJobs, rawPgDrain } from "./sections/queue-drain-postgres.js";
@@ -43,37 +45,6 @@ interface Contender {
   load(n: number): Promise<void>;
   drain(n: number): Promise<void>;
   completed(): Promise<number>;
-}
-
-/** One build of the packages: this checkout's, or another built one's (`--before`). */
-interface Build {
-  readonly label: string;
-  readonly core: any;
-  readonly recipes: any;
-}
-
-async function loadBuild(label: string, root: string): Promise<Build> {
-  const at = (p: string) => pathToFileURL(join(root, "packages", p, "dist", "index.js")).href;
-  const built = await import(at("core"));
-  for (const d of ["dialect-postgres", "dialect-mysql", "dialect-sqlite"]) await import(at(d));
-  return { label, core: built, recipes: await import(at("queue-recipes")) };
-}
-
-/** The guide's model with the queue's indexes, declared with a build's own core. */
-function modelOf(build: Build, table: string) {
-  const { Model, column } = build.core;
-  class Job extends Model {
-    static tablename = table;
-    static naming = "snake_case";
-    id = column.uuid().primaryKey();
-    consumer = column.text().notNull();
-    idempotencyKey = column.text();
-    status = column.enum("queued", "sending", "sent", "failed").notNull();
-    attempts = column.integer().notNull().default(0);
-    nextAttemptAt = column.datetime().notNull();
-    updatedAt = column.datetime();
-  }
-  return build.recipes.withQueueIndexes(Job);
 }
 
 const noop = () => {};
@@ -108,7 +79,7 @@ async function tempestContenders(
       const engine = build.core.createEngine(url(build, kind), { poolSize: DRAIN.workers });
       engines.push(engine);
       await dropFirst(build, engine, t);
-      const Job = modelOf(build, t);
+      const Job = queueModel(t, build) as any;
       await build.recipes.ensureQueueSchema(engine, Job);
       contenders.push({
         name: named(build, title),
@@ -236,7 +207,7 @@ async function postgres() {
   );
   const raw = "bench_dvr_raw";
   await admin.query(`DROP TABLE IF EXISTS "${raw}"`);
-  await recipes.ensureQueueSchema(engines.at(-1), modelOf(builds.at(-1) as Build, raw));
+  await recipes.ensureQueueSchema(engines.at(-1), queueModel(raw));
   contenders.push({
     name: "raw pg, named prepared",
     load: (n) => load(raw, n),
@@ -267,7 +238,7 @@ async function mariadb() {
   );
   const raw = "bench_dvr_raw";
   await admin.query(`DROP TABLE IF EXISTS \`${raw}\``);
-  await recipes.ensureQueueSchema(engines.at(-1), modelOf(builds.at(-1) as Build, raw));
+  await recipes.ensureQueueSchema(engines.at(-1), queueModel(raw));
   contenders.push({
     name: "raw mysql2 execute",
     load: (n) => load(raw, n),
@@ -299,7 +270,7 @@ async function sqlite() {
   );
   const raw = "bench_dvr_raw";
   const schema = core.createEngine(`sqlite://${file(raw)}`);
-  await recipes.ensureQueueSchema(schema, modelOf(builds.at(-1) as Build, raw));
+  await recipes.ensureQueueSchema(schema, queueModel(raw));
   await schema.close();
   const rawDb = tune(new Database(file(raw)));
   contenders.push({

@@ -1,8 +1,9 @@
 import "@tempest-db-js/dialect-postgres";
-import { claimBatch, ensureQueueSchema, withQueueIndexes } from "@tempest-db-js/queue-recipes";
+import { claimBatch, ensureQueueSchema } from "@tempest-db-js/queue-recipes";
 import pg from "pg";
-import { column, createEngine, Model, sql } from "tempest-db-js";
+import { createEngine, sql } from "tempest-db-js";
 import { PG_URL } from "../lib/env.js";
+import { priorityQueueModel } from "../lib/models.js";
 import type { Row, SectionResult } from "../lib/report.js";
 import { check } from "../lib/report.js";
 import { percentile } from "../lib/stats.js";
@@ -11,23 +12,6 @@ import { DRAIN } from "./queue-drain-postgres.js";
 const TABLE = "bench_claim_priority";
 const VACUUM_EVERY = 25;
 const WARMUP = 50;
-
-/** The guide's model with a priority column, and the queue's indexes (with `<table>_priority`). */
-function priorityModel() {
-  class PriorityJob extends Model {
-    static tablename = TABLE;
-    static naming = "snake_case";
-    id = column.uuid().primaryKey();
-    consumer = column.text().notNull();
-    idempotencyKey = column.text();
-    status = column.enum("queued", "sending", "sent", "failed").notNull();
-    attempts = column.integer().notNull().default(0);
-    nextAttemptAt = column.datetime().notNull();
-    updatedAt = column.datetime();
-    priority = column.integer().notNull().default(0);
-  }
-  return withQueueIndexes(PriorityJob);
-}
 
 /**
  * `n` queued rows: 90% at the top priority (0) but due in an hour, 10% at priority 1 and due now,
@@ -54,7 +38,7 @@ async function load(admin: pg.Pool, n: number): Promise<void> {
 export async function claimPriority(quick: boolean): Promise<SectionResult> {
   const sizes = quick ? [1_000, 20_000] : [10_000, 1_000_000];
   const samples = quick ? 20 : 400;
-  const Job = priorityModel();
+  const Job = priorityQueueModel(TABLE);
   const engine = createEngine(PG_URL, { poolSize: 2 });
   const admin = new pg.Pool({ connectionString: PG_URL, max: 2 });
   await engine.execute(sql.raw(`DROP TABLE IF EXISTS "${TABLE}"`)).rowsAffected();
