@@ -27,6 +27,8 @@ export interface BatchSettings extends QueueOptions {
   readonly onHeartbeatError: ((error: unknown) => void) | undefined;
   /** Leave the successes unwritten and return them in `held` (the fused cycle marks them sent with the next claim). */
   readonly holdSent?: boolean;
+  /** The drain's lanes take turns for claims and the final settlement (a database of one writer at a time: see drain). */
+  readonly turn?: Serial;
 }
 
 export interface BatchResult {
@@ -230,6 +232,7 @@ export async function deliverBatch(
     for (const timer of timers) clearTimeout(timer);
     await keeper?.stop();
   }
-  await settle.flush(settings.holdSent);
+  const { turn } = settings;
+  await (turn ? turn.run(() => settle.flush(settings.holdSent)) : settle.flush(settings.holdSent));
   return settings.holdSent ? { ...settle.result(), held: settle.takeSent() } : settle.result();
 }

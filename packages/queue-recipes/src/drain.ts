@@ -14,6 +14,7 @@ import { emitEvent } from "./queue-event.js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
 import { Reclaimer } from "./reclaimer.js";
+import { Serial } from "./serial.js";
 import { checkFusable, settleAndClaim } from "./settle-and-claim.js";
 import { valueKind } from "./value-kind.js";
 
@@ -178,6 +179,13 @@ export async function drainRound<M extends ModelClass<any>>(
 
   // Made once per drain, not per batch.
   const claimOptions: ClaimOptions = { ...options, size: batchSize };
+  // Where the database takes one writer at a time (SQLite: one connection per engine), the lanes
+  // take turns for their claims and settlements instead of queueing for the connection: a lane's
+  // statement issued while another lane's claim transaction is open would wait for the connection
+  // (a pooled acquire, and the engine's look for a statement inside its own transaction callback),
+  // where its turn finds the connection idle and runs at once. Nothing runs less in parallel: the
+  // database ran these one at a time anyway. Deliveries still overlap.
+  const turn = db.capabilities.serializedWrites && !db.capabilities.rowLocks ? new Serial() : undefined;
   const fused = options.fused === true;
   if (fused) checkFusable(db, q, claimOptions, "drain");
   // Only the plain claim takes every due message up to the size: a fair or priority claim may leave some.
@@ -196,6 +204,7 @@ export async function drainRound<M extends ModelClass<any>>(
     onDeliveryTimeout: options.onDeliveryTimeout as BatchSettings["onDeliveryTimeout"],
     onHeartbeatError: options.onHeartbeatError,
     holdSent: fused,
+    turn,
   };
 
   const { onEvent } = options;
@@ -217,8 +226,12 @@ export async function drainRound<M extends ModelClass<any>>(
       let batch = next;
       next = undefined;
       if (batch === undefined) {
-        claimedAt = performance.now();
-        batch = (await claimBatch(db, model, claimOptions)) as Record<string, unknown>[];
+        const claim = () => {
+          // When the statement is sent (after waiting for the turn): the lease runs from here.
+          claimedAt = performance.now();
+          return claimBatch(db, model, claimOptions) as Promise<Record<string, unknown>[]>;
+        };
+        batch = await (turn ? turn.run(claim) : claim());
         emitEvent(onEvent, { kind: "claim", count: batch.length, durationMs: performance.now() - claimedAt });
       }
       if (batch.length === 0) {
