@@ -20,12 +20,16 @@ export interface SettleResult {
  *
  * With `lost`, the claims that did not match are collected there (read back where the UPDATE has
  * no RETURNING), for a heartbeat that must tell which deliveries to stop.
+ *
+ * `set` gives the assignments per group of claims; an object instead is the same for every claim
+ * and every call (made once per queue table, see `cachedStatement`): its UPDATE ... SET is then
+ * built once too, and only the fence's WHERE is built per call.
  */
 export async function fencedUpdate(
   db: Executor,
   q: QueueTable,
   claims: readonly Record<string, unknown>[],
-  set: (group: readonly Record<string, unknown>[]) => Record<string, unknown>,
+  set: Readonly<Record<string, unknown>> | ((group: readonly Record<string, unknown>[]) => Record<string, unknown>),
   lost?: Record<string, unknown>[],
   perClaim = false,
 ): Promise<SettleResult> {
@@ -42,9 +46,7 @@ export async function fencedUpdate(
   for (const [token, group] of byToken) {
     for (const part of chunk(group, perStatement)) {
       const where = { [q.f.id]: op.in(part.map((c) => c[q.f.id])), [q.f.status]: q.s.sending, [q.fence]: token };
-      const statement = update(q.model)
-        .set(set(part) as any)
-        .where(where as any);
+      const statement = (typeof set === "function" ? update(q.model).set(set(part) as any) : updateSetting(q, set)).where(where as any);
       if (!lost) {
         applied += await retryStatement(db, () => db.execute(statement).rowsAffected());
         continue;
@@ -67,4 +69,13 @@ export async function fencedUpdate(
     }
   }
   return { applied, stale: claims.length - applied };
+}
+
+const settingOnce = new WeakMap<object, ReturnType<typeof update>>();
+
+/** `UPDATE <queue table> SET <set>`, built once per constant assignments object (builders are immutable). */
+function updateSetting(q: QueueTable, set: Readonly<Record<string, unknown>>) {
+  let statement = settingOnce.get(set);
+  if (statement === undefined) settingOnce.set(set, (statement = update(q.model).set(set as any)));
+  return statement;
 }

@@ -9,6 +9,7 @@ import { perClaim } from "./per-claim.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
+import { cachedStatement } from "./statement-cache.js";
 
 export interface RequeueOptions extends QueueOptions {
   /** How long each message waits before its next attempt (default: exponential from 1 s with jitter). */
@@ -35,11 +36,10 @@ export function requeue(
 ): Promise<SettleResult> {
   const q = queueTable(model, options);
   if (options.release) {
-    return fencedUpdate(db, q, claims as Record<string, unknown>[], () => ({
-      [q.f.status]: q.s.queued,
-      [q.f.nextAttemptAt]: sql.now(),
-      [q.f.updatedAt]: sql.now(),
-    }));
+    const set = cachedStatement(q, "releaseSet", () =>
+      Object.freeze({ [q.f.status]: q.s.queued, [q.f.nextAttemptAt]: sql.now(), [q.f.updatedAt]: sql.now() }),
+    );
+    return fencedUpdate(db, q, claims as Record<string, unknown>[], set);
   }
   return fencedUpdate(
     db,
