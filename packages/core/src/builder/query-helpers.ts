@@ -43,18 +43,24 @@ export interface QueryHelpers<I, S extends Sources> extends QueryExpressionHelpe
     options?: WindowableAggregateOptions<QueryWhereArg<I, S>>,
   ): Windowable<Expression<number, "integer">, I, S>;
   count(value: RefOf<I, S>, options: WindowableAggregateOptions<QueryWhereArg<I, S>>): Windowable<Expression<number, "integer">, I, S>;
+  /** COUNT(*), or COUNT(field): rows where it is not NULL. Always a number. */
+  count(ref?: RefOf<I, S>): WindowableAggregate<number, I, S>;
   sum<A extends QueryNumber<I, S>>(value: A, options: DistinctAggregateOptions<QueryWhereArg<I, S>>): SumOfKind<Resolved<I, S, A>>;
   sum<A extends QueryNumber<I, S>>(
     value: A,
     options: WindowableAggregateOptions<QueryWhereArg<I, S>>,
   ): Windowable<SumOfKind<Resolved<I, S, A>>, I, S>;
   sum<A extends NumberOperand & Expression<any, any>>(value: A): Windowable<SumOfKind<A>, I, S>;
+  /** SUM: a number over integer and real columns (an error past 2^53), an exact decimal string over numeric; null over no rows. */
+  sum<K extends NumberRef<I, S>>(ref: K): WindowableAggregate<SumOf<RefValue<I, S, K>>, I, S>;
   avg<A extends QueryNumber<I, S>>(value: A, options: DistinctAggregateOptions<QueryWhereArg<I, S>>): SumOfKind<Resolved<I, S, A>>;
   avg<A extends QueryNumber<I, S>>(
     value: A,
     options: WindowableAggregateOptions<QueryWhereArg<I, S>>,
   ): Windowable<SumOfKind<Resolved<I, S, A>>, I, S>;
   avg<A extends NumberOperand & Expression<any, any>>(value: A): Windowable<SumOfKind<A>, I, S>;
+  /** AVG: a number over integer and real columns, an exact decimal string over numeric; null over no rows. */
+  avg<K extends NumberRef<I, S>>(ref: K): WindowableAggregate<SumOf<RefValue<I, S, K>>, I, S>;
   min<A extends QueryOperand<I, S>>(
     value: A,
     options: DistinctAggregateOptions<QueryWhereArg<I, S>>,
@@ -64,6 +70,7 @@ export interface QueryHelpers<I, S extends Sources> extends QueryExpressionHelpe
     options: WindowableAggregateOptions<QueryWhereArg<I, S>>,
   ): Windowable<Expression<ValueOf<Resolved<I, S, A>> | null, KindOf<Resolved<I, S, A>>>, I, S>;
   min<A extends Expression<any, any>>(value: A): Windowable<Expression<ValueOf<A> | null, KindOf<A>>, I, S>;
+  min<K extends RefOf<I, S>>(ref: K): WindowableAggregate<RefValue<I, S, K> | null, I, S>;
   max<A extends QueryOperand<I, S>>(
     value: A,
     options: DistinctAggregateOptions<QueryWhereArg<I, S>>,
@@ -73,18 +80,11 @@ export interface QueryHelpers<I, S extends Sources> extends QueryExpressionHelpe
     options: WindowableAggregateOptions<QueryWhereArg<I, S>>,
   ): Windowable<Expression<ValueOf<Resolved<I, S, A>> | null, KindOf<Resolved<I, S, A>>>, I, S>;
   max<A extends Expression<any, any>>(value: A): Windowable<Expression<ValueOf<A> | null, KindOf<A>>, I, S>;
-  /** COUNT(*), or COUNT(field): rows where it is not NULL. Always a number. */
-  count(ref?: RefOf<I, S>): WindowableAggregate<number, I, S>;
+  max<K extends RefOf<I, S>>(ref: K): WindowableAggregate<RefValue<I, S, K> | null, I, S>;
   /** COUNT(*) of the rows the condition keeps; with `.over(window)`, per row over its window. */
   countIf(condition: QueryWhereArg<I, S>): Windowable<Expression<number, "integer">, I, S>;
   /** COUNT(DISTINCT field); no database computes it over a window. */
   countDistinct(ref: RefOf<I, S>): Expression<number>;
-  /** SUM: a number over integer and real columns (an error past 2^53), an exact decimal string over numeric; null over no rows. */
-  sum<K extends NumberRef<I, S>>(ref: K): WindowableAggregate<SumOf<RefValue<I, S, K>>, I, S>;
-  /** AVG: a number over integer and real columns, an exact decimal string over numeric; null over no rows. */
-  avg<K extends NumberRef<I, S>>(ref: K): WindowableAggregate<SumOf<RefValue<I, S, K>>, I, S>;
-  min<K extends RefOf<I, S>>(ref: K): WindowableAggregate<RefValue<I, S, K> | null, I, S>;
-  max<K extends RefOf<I, S>>(ref: K): WindowableAggregate<RefValue<I, S, K> | null, I, S>;
   /** A source's column as a value: `"alias"."column"`. */
   ref<K extends RefOf<I, S>>(ref: K): RefExpression<I, S, K>;
   /** ROW_NUMBER(): 1, 2, 3, ... in the window's order, per partition. */
@@ -99,18 +99,18 @@ export interface QueryHelpers<I, S extends Sources> extends QueryExpressionHelpe
     options: OffsetOptions<Exclude<RefValue<I, S, K>, null>> & { readonly default: unknown },
   ): WindowFunction<RefValue<I, S, K>, I, S>;
   lag<K extends RefOf<I, S>>(ref: K, options?: { readonly offset?: number }): WindowFunction<RefValue<I, S, K> | null, I, S>;
-  /** LEAD: the field of the row `offset` (1) rows after; `default` (NULL) where there is none. */
-  lead<K extends RefOf<I, S>>(
-    ref: K,
-    options: OffsetOptions<Exclude<RefValue<I, S, K>, null>> & { readonly default: unknown },
-  ): WindowFunction<RefValue<I, S, K>, I, S>;
-  lead<K extends RefOf<I, S>>(ref: K, options?: { readonly offset?: number }): WindowFunction<RefValue<I, S, K> | null, I, S>;
   /** LAG of a typed expression over the row (`q.lower("name")`): typed as the expression, or null where there is no such row. */
   lag<A extends Expression<any, any>>(
     value: A,
     options: OffsetOptions<NonNullable<ValueOf<A>>> & { readonly default: unknown },
   ): WindowFunction<ValueOf<A>, I, S>;
   lag<A extends Expression<any, any>>(value: A, options?: { readonly offset?: number }): WindowFunction<ValueOf<A> | null, I, S>;
+  /** LEAD: the field of the row `offset` (1) rows after; `default` (NULL) where there is none. */
+  lead<K extends RefOf<I, S>>(
+    ref: K,
+    options: OffsetOptions<Exclude<RefValue<I, S, K>, null>> & { readonly default: unknown },
+  ): WindowFunction<RefValue<I, S, K>, I, S>;
+  lead<K extends RefOf<I, S>>(ref: K, options?: { readonly offset?: number }): WindowFunction<RefValue<I, S, K> | null, I, S>;
   /** LEAD of a typed expression over the row. */
   lead<A extends Expression<any, any>>(
     value: A,
