@@ -9,7 +9,9 @@ import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { sql } from "../expression/sql.js";
 import { ConformanceJob, ConformanceCustomer as Customer, ConformanceOrder as Order } from "./conformance-models.js";
 
-const at = (minute: number) => new Date(Date.UTC(2026, 0, 4, 11, minute));
+/** The shop's clock: minute `minute` of 4 January 2026, 11:00 UTC. */
+export const shopMinute = (minute: number) => new Date(Date.UTC(2026, 0, 4, 11, minute));
+const at = shopMinute;
 
 export const shopCustomers = [
   { id: 1, name: "Ada", referredBy: null, createdAt: at(0) },

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { Executable } from "../builder/executable.js";
 import { select } from "../builder/select-builder.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { ConformanceCustomer as Customer, ConformanceOrder as Order } from "./conformance-models.js";
 import type { useShop } from "./conformance-queries.js";
-
-const at = (minute: number) => new Date(Date.UTC(2026, 0, 4, 11, minute));
+import { shopMinute as at } from "./conformance-queries.js";
+import type { RowCase } from "./conformance-row-cases.js";
+import { rowCaseTests } from "./conformance-row-cases.js";
 
 /**
  * Typed expressions inside windows, on the dialect's real server: aggregates over expressions (with
@@ -14,7 +14,7 @@ const at = (minute: number) => new Date(Date.UTC(2026, 0, 4, 11, minute));
  */
 export function windowExpressionTests(shop: ReturnType<typeof useShop>): void {
   describe("typed expressions in windows", () => {
-    const cases: { name: string; query: () => Executable; rows: Record<string, unknown>[] }[] = [
+    const cases: RowCase[] = [
       {
         name: "a running sum of an arithmetic expression, partitioned by an expression (id parity)",
         query: () =>
@@ -186,11 +186,7 @@ export function windowExpressionTests(shop: ReturnType<typeof useShop>): void {
         ],
       },
     ];
-    for (const { name, query, rows } of cases) {
-      it(name, async () => {
-        expect(await shop.engine.execute(query()).all()).toEqual(rows);
-      });
-    }
+    rowCaseTests(shop, cases);
 
     it("a sum of exact decimals over a window where the database has them, a typed refusal where not", async () => {
       const query = select(Order)

@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { Executable } from "../builder/executable.js";
 import { select } from "../builder/select-builder.js";
 import type { Engine } from "../engine/engine.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { ConformanceCustomer as Customer, ConformanceOrder as Order } from "./conformance-models.js";
-import { useShop } from "./conformance-queries.js";
+import { shopMinute as at, useShop } from "./conformance-queries.js";
+import type { RowCase } from "./conformance-row-cases.js";
+import { rowCaseTests } from "./conformance-row-cases.js";
 import { windowExpressionTests } from "./conformance-window-expressions.js";
-
-const at = (minute: number) => new Date(Date.UTC(2026, 0, 4, 11, minute));
 
 /**
  * Window functions on the dialect's real server, over the shop of the query cases: the same
@@ -19,7 +18,7 @@ export function windowTests(engineOf: () => Engine): void {
     const shop = useShop(engineOf);
 
     const newestFirst = { partitionBy: ["o.customerId"], orderBy: [["o.createdAt", "desc"], "o.id"] } as const;
-    const perOrder: { name: string; query: () => Executable; rows: Record<string, unknown>[] }[] = [
+    const perOrder: RowCase[] = [
       {
         name: "rowNumber and lag with a default over each customer's orders, newest first",
         query: () =>
@@ -55,11 +54,7 @@ export function windowTests(engineOf: () => Engine): void {
         ],
       },
     ];
-    for (const { name, query, rows } of perOrder) {
-      it(name, async () => {
-        expect(await shop.engine.execute(query()).all()).toEqual(rows);
-      });
-    }
+    rowCaseTests(shop, perOrder);
 
     it("running and moving aggregates over rows frames", async () => {
       const running = select(Order)
