@@ -19,6 +19,7 @@ import type {
   UpdateNode,
 } from "tempest-db-js/dialect";
 import { jsonArrayText, LONG_LIST } from "tempest-db-js/dialect";
+import { jsonTableItemType, mysqlCastType } from "./mysql-column-type.js";
 import { MysqlSchemaCompiler } from "./mysql-schema-compiler.js";
 
 type LockStrength = LockClause["strength"];
@@ -83,15 +84,13 @@ export class MysqlCompiler extends MysqlSchemaCompiler {
    */
   protected override inList(node: InListNode, ctx: CompileContext): string {
     const column = node.column;
-    const type = this.mysql.jsonTable ? jsonItemType(column) : undefined;
+    const type = this.mysql.jsonTable ? jsonTableItemType(column) : undefined;
     if (ctx.inline || type === undefined || node.values.length <= LONG_LIST || !node.values.every((v) => v.kind === "param")) {
       return super.inList(node, ctx);
     }
     const json = jsonArrayText(node.values.map((v) => this.encodeParam((v as ParamNode).value, column)));
     if (json === undefined) return super.inList(node, ctx);
-    const placeholder = this.bind(json, undefined, ctx);
-    const item = isTextual(column) ? `j.v COLLATE ${this.mysql.tableCollation}` : "j.v";
-    return `${this.column(column, ctx)} ${node.negated ? "NOT IN" : "IN"} (SELECT ${item} FROM JSON_TABLE(${placeholder}, '$[*]' COLUMNS (v ${type} PATH '$')) AS j)`;
+    return `${this.column(column, ctx)} ${node.negated ? "NOT IN" : "IN"} ${this.#jsonTableList(column, type, json, ctx)}`;
   }
 
   /**
@@ -99,11 +98,16 @@ export class MysqlCompiler extends MysqlSchemaCompiler {
    * as the key column (see inList). Without JSON_TABLE (MariaDB before 10.6, MySQL 5.7) it is refused.
    */
   protected override relationKeysSql(column: string, key: ColumnMeta, keys: readonly unknown[], ctx: CompileContext): string {
-    const type = this.mysql.jsonTable ? jsonItemType(key) : undefined;
+    const type = this.mysql.jsonTable ? jsonTableItemType(key) : undefined;
     const json = type === undefined ? undefined : jsonArrayText(keys.map((v) => this.encodeParam(v, key)));
-    if (json === undefined) return super.relationKeysSql(column, key, keys, ctx);
-    const item = isTextual(key) ? `j.v COLLATE ${this.mysql.tableCollation}` : "j.v";
-    return `${column} IN (SELECT ${item} FROM JSON_TABLE(${this.bind(json, undefined, ctx)}, '$[*]' COLUMNS (v ${type} PATH '$')) AS j)`;
+    if (type === undefined || json === undefined) return super.relationKeysSql(column, key, keys, ctx);
+    return `${column} IN ${this.#jsonTableList(key, type, json, ctx)}`;
+  }
+
+  /** `(SELECT v FROM JSON_TABLE(?, ...))`: the JSON array `json`, bound once, as rows typed `type` and compared in `column`'s collation. */
+  #jsonTableList(column: ColumnMeta, type: string, json: string, ctx: CompileContext): string {
+    const item = isTextual(column) ? `j.v COLLATE ${this.mysql.tableCollation}` : "j.v";
+    return `(SELECT ${item} FROM JSON_TABLE(${this.bind(json, undefined, ctx)}, '$[*]' COLUMNS (v ${type} PATH '$')) AS j)`;
   }
 
   /** `CAST(x AS DOUBLE)` needs MySQL 8.0.17; adding a double literal makes a double on every version. */
@@ -113,22 +117,7 @@ export class MysqlCompiler extends MysqlSchemaCompiler {
 
   // ---- typed expressions (see ExpressionCompiler) -----------------------------------------
   protected override expressionTypeSql(kind: ColumnKind): string {
-    switch (kind) {
-      case "integer":
-      case "bigint":
-      case "boolean":
-        return "SIGNED";
-      case "numeric":
-        return "DECIMAL(65, 30)";
-      case "datetime":
-        return "DATETIME(3)";
-      case "date":
-        return "DATE";
-      case "real":
-        return "DOUBLE";
-      default:
-        return "CHAR";
-    }
+    return mysqlCastType(kind);
   }
 
   /** Texts, uuids and booleans bind as they are: a CAST AS CHAR would give them the connection's collation. */
@@ -271,33 +260,6 @@ export class MysqlCompiler extends MysqlSchemaCompiler {
   /** Deprecated since MySQL 8.0.20 in favour of a row alias, which MariaDB lacks; both still run it. */
   protected override excludedSql(column: ColumnMeta): string {
     return `VALUES(${this.quoteIdentifier(column.name)})`;
-  }
-}
-
-/** The type a JSON_TABLE column gives list items of this column's kind; undefined for kinds sent as a list. */
-function jsonItemType(column: ColumnMeta): string | undefined {
-  switch (column.kind) {
-    case "uuid":
-      return "char(36) CHARACTER SET utf8mb4";
-    case "text":
-    case "enum":
-      return "longtext CHARACTER SET utf8mb4";
-    case "varchar":
-      return `varchar(${column.length ?? 255}) CHARACTER SET utf8mb4`;
-    case "integer":
-      return "int";
-    case "bigint":
-      return "bigint";
-    case "real":
-      return "double";
-    case "numeric":
-      return column.precision === undefined ? "decimal(65, 30)" : `decimal(${column.precision}, ${column.scale ?? 0})`;
-    case "date":
-      return "date";
-    case "datetime":
-      return "datetime(3)";
-    default:
-      return undefined;
   }
 }
 

@@ -16,6 +16,7 @@ import { algorithmClause, changeAlgorithm, modifyAlgorithm, worst } from "./mysq
 import type { MysqlCapabilities } from "./mysql-capabilities.js";
 import { asMysqlCapabilities } from "./mysql-capabilities.js";
 import { mysqlCodec } from "./mysql-codec.js";
+import { mysqlColumnType } from "./mysql-column-type.js";
 import { foreignKeyIndexAdds, foreignKeyIndexDrops } from "./mysql-foreign-key-index.js";
 import { describeServer } from "./mysql-server-version.js";
 
@@ -78,35 +79,20 @@ export abstract class MysqlSchemaCompiler extends SqlCompiler {
   protected columnType(column: ColumnDefinition): string {
     const keyed = column.keyed ?? false;
     switch (column.kind) {
-      case "uuid":
-        return "char(36)";
       // A key cannot cover a whole TEXT/BLOB; a bounded type keeps uniqueness over the full value.
       // longtext: `text` holds only 65,535 bytes, and the other dialects take any length.
       case "text":
         return keyed ? "varchar(255)" : "longtext";
       case "bytes":
         return keyed ? "varbinary(255)" : "longblob";
-      case "varchar":
-        return `varchar(${column.length ?? 255})`;
       case "enum":
         return this.enumType(column);
-      case "integer":
-        return "int";
-      case "bigint":
-        return "bigint";
-      case "real":
-        return "double";
-      // Plain `decimal` means decimal(10, 0) here and would round away every fraction.
-      case "numeric":
-        return column.precision === undefined ? "decimal(65, 30)" : `decimal(${column.precision}, ${column.scale ?? 0})`;
       case "boolean":
         return "tinyint(1)";
-      case "datetime":
-        return "datetime(3)";
-      case "date":
-        return "date";
       case "json":
         return "json";
+      default:
+        return mysqlColumnType(column.kind, column);
     }
   }
 
