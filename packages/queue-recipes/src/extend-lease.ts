@@ -1,10 +1,9 @@
 import type { Executor, ModelClass } from "tempest-db-js";
 import { sql } from "tempest-db-js";
 import type { SettleResult } from "./fenced-update.js";
-import { fencedUpdate } from "./fenced-update.js";
+import { constantSet, fencedUpdate } from "./fenced-update.js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
-import { cachedStatement } from "./statement-cache.js";
 
 export interface ExtendLeaseResult<C> extends SettleResult {
   /** The claims that are no longer this worker's (reclaimed, settled or taken by another claim): stop working on them. */
@@ -27,7 +26,7 @@ export async function extendLease<C extends object>(
   const q = queueTable(model, options);
   const lost: Record<string, unknown>[] = [];
   if (claims.length === 0) return { applied: 0, stale: 0, lost: [] };
-  const set = cachedStatement(q, "leaseSet", () => Object.freeze({ [q.f.updatedAt]: sql.now() }));
+  const set = constantSet(q, "leaseSet", () => ({ [q.f.updatedAt]: sql.now() }));
   const result = await fencedUpdate(db, q, claims as unknown as Record<string, unknown>[], set, lost);
   return { ...result, lost: lost as unknown as C[] };
 }

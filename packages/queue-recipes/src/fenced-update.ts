@@ -3,6 +3,7 @@ import { op, select, update } from "tempest-db-js";
 import { chunk } from "./chunk.js";
 import type { QueueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
+import { cachedStatement } from "./statement-cache.js";
 
 /** What a fenced update did: rows changed, and claims that were no longer this worker's. */
 export interface SettleResult {
@@ -21,32 +22,26 @@ export interface SettleResult {
  * With `lost`, the claims that did not match are collected there (read back where the UPDATE has
  * no RETURNING), for a heartbeat that must tell which deliveries to stop.
  *
- * `set` gives the assignments per group of claims; an object instead is the same for every claim
- * and every call (made once per queue table, see `cachedStatement`): its UPDATE ... SET is then
- * built once too, and only the fence's WHERE is built per call.
+ * `set` gives the assignments per group of claims, or is an `UPDATE ... SET` the same for every
+ * claim and every call (`constantSet`, built once per queue table): then only the fence's WHERE is
+ * built per call.
  */
 export async function fencedUpdate(
   db: Executor,
   q: QueueTable,
   claims: readonly Record<string, unknown>[],
-  set: Readonly<Record<string, unknown>> | ((group: readonly Record<string, unknown>[]) => Record<string, unknown>),
+  set: ConstantSet | ((group: readonly Record<string, unknown>[]) => Record<string, unknown>),
   lost?: Record<string, unknown>[],
   perClaim = false,
 ): Promise<SettleResult> {
-  const byToken = new Map<unknown, Record<string, unknown>[]>();
-  for (const claim of claims) {
-    const token = claim[q.fence];
-    const group = byToken.get(token);
-    if (group) group.push(claim);
-    else byToken.set(token, [claim]);
-  }
+  const byToken = groupByToken(q, claims);
   // perClaim: assignments that differ per claim and cannot travel in a CASE (a json value).
   const perStatement = perClaim ? 1 : Math.max(1, Math.floor(db.capabilities.maxParams / 3) - 8);
   let applied = 0;
   for (const [token, group] of byToken) {
     for (const part of chunk(group, perStatement)) {
       const where = { [q.f.id]: op.in(part.map((c) => c[q.f.id])), [q.f.status]: q.s.sending, [q.fence]: token };
-      const statement = (typeof set === "function" ? update(q.model).set(set(part) as any) : updateSetting(q, set)).where(where as any);
+      const statement = (typeof set === "function" ? update(q.model).set(set(part) as any) : set).where(where as any);
       if (!lost) {
         applied += await retryStatement(db, () => db.execute(statement).rowsAffected());
         continue;
@@ -71,11 +66,21 @@ export async function fencedUpdate(
   return { applied, stale: claims.length - applied };
 }
 
-const settingOnce = new WeakMap<object, ReturnType<typeof update>>();
+/** The claims grouped by the fence value (claim token) they carry: a batch of fresh messages is one group. */
+export function groupByToken<C extends Record<string, unknown>>(q: QueueTable, claims: readonly C[]): Map<unknown, C[]> {
+  const groups = new Map<unknown, C[]>();
+  for (const claim of claims) {
+    const group = groups.get(claim[q.fence]);
+    if (group) group.push(claim);
+    else groups.set(claim[q.fence], [claim]);
+  }
+  return groups;
+}
 
-/** `UPDATE <queue table> SET <set>`, built once per constant assignments object (builders are immutable). */
-function updateSetting(q: QueueTable, set: Readonly<Record<string, unknown>>) {
-  let statement = settingOnce.get(set);
-  if (statement === undefined) settingOnce.set(set, (statement = update(q.model).set(set as any)));
-  return statement;
+/** An `UPDATE <queue table> SET ...` whose assignments never change: see `constantSet`. */
+export type ConstantSet = ReturnType<typeof update>;
+
+/** `UPDATE <queue table> SET <assignments>`, built once per queue table and `key` (builders are immutable). */
+export function constantSet(q: QueueTable, key: string, assignments: () => Record<string, unknown>): ConstantSet {
+  return cachedStatement(q, key, () => update(q.model).set(assignments() as any) as ConstantSet);
 }

@@ -2,10 +2,9 @@ import type { Executor, ModelClass } from "tempest-db-js";
 import { sql, ValidationError } from "tempest-db-js";
 import { fencedDelete } from "./fenced-delete.js";
 import type { SettleResult } from "./fenced-update.js";
-import { fencedUpdate } from "./fenced-update.js";
+import { constantSet, fencedUpdate } from "./fenced-update.js";
 import type { QueueOptions } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
-import { cachedStatement } from "./statement-cache.js";
 import { valueKind } from "./value-kind.js";
 
 /**
@@ -22,6 +21,6 @@ export function markSent(
   const onSent = options.onSent ?? "mark";
   if (onSent === "delete") return fencedDelete(db, q, claims as Record<string, unknown>[]);
   if (onSent !== "mark") return Promise.reject(new ValidationError(`markSent: onSent is "mark" or "delete", got ${valueKind(onSent)}`));
-  const set = cachedStatement(q, "sentSet", () => Object.freeze({ [q.f.status]: q.s.sent, [q.f.updatedAt]: sql.now() }));
+  const set = constantSet(q, "sentSet", () => ({ [q.f.status]: q.s.sent, [q.f.updatedAt]: sql.now() }));
   return fencedUpdate(db, q, claims as Record<string, unknown>[], set);
 }

@@ -4,12 +4,11 @@ import type { Backoff } from "./backoff.js";
 import { backoffSeconds } from "./backoff.js";
 import { failureSet } from "./failure-set.js";
 import type { SettleResult } from "./fenced-update.js";
-import { fencedUpdate } from "./fenced-update.js";
+import { constantSet, fencedUpdate } from "./fenced-update.js";
 import { perClaim } from "./per-claim.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
-import { cachedStatement } from "./statement-cache.js";
 
 export interface RequeueOptions extends QueueOptions {
   /** How long each message waits before its next attempt (default: exponential from 1 s with jitter). */
@@ -36,9 +35,11 @@ export function requeue(
 ): Promise<SettleResult> {
   const q = queueTable(model, options);
   if (options.release) {
-    const set = cachedStatement(q, "releaseSet", () =>
-      Object.freeze({ [q.f.status]: q.s.queued, [q.f.nextAttemptAt]: sql.now(), [q.f.updatedAt]: sql.now() }),
-    );
+    const set = constantSet(q, "releaseSet", () => ({
+      [q.f.status]: q.s.queued,
+      [q.f.nextAttemptAt]: sql.now(),
+      [q.f.updatedAt]: sql.now(),
+    }));
     return fencedUpdate(db, q, claims as Record<string, unknown>[], set);
   }
   return fencedUpdate(

@@ -3,6 +3,7 @@ import { cte, op, or, prepare, select, sql, UnsupportedFeatureError, update, Val
 import type { ClaimOptions, ClaimPlan } from "./claim-batch.js";
 import { candidates, claimBatch, claimPlan, claimSet, sortDue } from "./claim-batch.js";
 import type { SettleResult } from "./fenced-update.js";
+import { groupByToken } from "./fenced-update.js";
 import type { QueueOptions } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
@@ -84,12 +85,12 @@ export async function settleAndClaim<M extends ModelClass<any>>(
   const q = queueTable(model, options);
   checkFusable(db, q, options, "settleAndClaim");
   if (sent.length === 0) return { settled: { applied: 0, stale: 0 }, claimed: await claimBatch(db, model, options) };
-  const groups = byToken(q, sent as readonly Record<string, unknown>[]);
+  const groups = groupByToken(q, sent as readonly Record<string, unknown>[]);
   const statement = fusedStatement(db, q, claimPlan(db), groups.size, options);
   const values: Record<string, unknown> = {};
   let i = 0;
-  for (const [token, ids] of groups) {
-    values[`ids${i}`] = ids;
+  for (const [token, claims] of groups) {
+    values[`ids${i}`] = claims.map((claim) => claim[q.f.id]);
     values[`token${i++}`] = token;
   }
   const rows = (await retryStatement(db, () => statement.execute(values as never, db).all())) as {
@@ -100,17 +101,6 @@ export async function settleAndClaim<M extends ModelClass<any>>(
   const claimed: Record<string, unknown>[] = [];
   for (const row of rows) if (row.c !== null) claimed.push(row.c);
   return { settled: { applied, stale: sent.length - applied }, claimed: sortDue(q, claimed) as InferModel<M>[] };
-}
-
-/** The claims grouped by the fence value they carry: their ids, per token (a batch of fresh messages: one group). */
-function byToken(q: QueueTable, claims: readonly Record<string, unknown>[]): Map<unknown, unknown[]> {
-  const groups = new Map<unknown, unknown[]>();
-  for (const claim of claims) {
-    const ids = groups.get(claim[q.fence]);
-    if (ids) ids.push(claim[q.f.id]);
-    else groups.set(claim[q.fence], [claim[q.f.id]]);
-  }
-  return groups;
 }
 
 /**
