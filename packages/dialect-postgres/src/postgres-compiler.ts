@@ -114,10 +114,10 @@ export class PostgresCompiler extends SqlCompiler {
    */
   protected override inList(node: InListNode, ctx: CompileContext): string {
     const column = node.column;
-    const only = node.values[0];
+    const list = this.listPlaceholder(node);
     // A prepared statement's list placeholder ("uuid[]", ...): the same one array parameter.
-    if (node.values.length === 1 && only?.kind === "placeholder" && only.list && ARRAY_KINDS.has(column.kind)) {
-      return `${this.column(column, ctx)} ${node.negated ? "<> ALL" : "= ANY"}(${this.placeholderSlot(only, ctx)})`;
+    if (list !== undefined && ARRAY_KINDS.has(column.kind)) {
+      return `${this.column(column, ctx)} ${node.negated ? "<> ALL" : "= ANY"}(${this.placeholderSlot(list, ctx)})`;
     }
     if (ctx.inline || !ARRAY_KINDS.has(column.kind) || !node.values.every((v) => v.kind === "param")) return super.inList(node, ctx);
     const values = node.values.map((v) => this.encodeParam((v as ParamNode).value, column));

@@ -1,5 +1,6 @@
 import type { ConditionNode, InListNode, InSubqueryNode } from "../ast/condition-node.js";
 import type { SelectNode } from "../ast/statement-node.js";
+import type { PlaceholderNode } from "../ast/value-node.js";
 import type { CompileContext } from "./compiled-query.js";
 import { CompilerBase, exhaustive } from "./compiler-base.js";
 
@@ -43,7 +44,7 @@ export abstract class ConditionCompiler extends CompilerBase {
 
   /** `column IN (values)` (never empty: the builder turns `in: []` into a constant). */
   protected inList(node: InListNode, ctx: CompileContext): string {
-    if (isListPlaceholder(node)) {
+    if (this.listPlaceholder(node) !== undefined) {
       this.unsupported(
         "a list placeholder in op.in / op.notIn (the list bound as one array parameter)",
         "Declare one placeholder per value, or build the statement per call with op.in([...]).",
@@ -75,10 +76,10 @@ export abstract class ConditionCompiler extends CompilerBase {
       );
     }
   }
-}
 
-/** `op.in(p.ids)` in a prepared statement: the list is one placeholder, declared `"kind[]"`. */
-function isListPlaceholder(node: InListNode): boolean {
-  const only = node.values[0];
-  return node.values.length === 1 && only?.kind === "placeholder" && only.list;
+  /** `op.in(p.ids)` in a prepared statement: the one placeholder, declared `"kind[]"`, that stands for the whole list. */
+  protected listPlaceholder(node: InListNode): PlaceholderNode | undefined {
+    const only = node.values[0];
+    return node.values.length === 1 && only?.kind === "placeholder" && only.list ? only : undefined;
+  }
 }
