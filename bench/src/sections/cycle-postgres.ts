@@ -26,9 +26,12 @@ export function rawFusedSql(table: string): string {
     `"tempest_claimed" AS (UPDATE ${t} SET "status" = $5, "attempts" = "attempts" + 1, "updated_at" = now() WHERE "id" = ANY(ARRAY(SELECT "id" FROM ${t} WHERE "status" = $6 AND "next_attempt_at" <= (now() + make_interval(secs => $7)) ORDER BY "next_attempt_at" ASC LIMIT ${DRAIN.batch} FOR UPDATE SKIP LOCKED)) RETURNING ${COLUMNS}) ` +
     `SELECT "s"."n", ${COLUMNS.split(", ")
       .map((c) => `"c".${c}`)
-      .join(", ")} FROM "tempest_settled_count" AS "s" LEFT JOIN "tempest_claimed" AS "c" ON "c"."id" IS NOT NULL`
+      .join(", ")} FROM "tempest_settled_count" AS "s" LEFT JOIN "tempest_claimed" AS "c" ON "c"."id" IS NOT NULL${CLAIM_FIRST}`
   );
 }
+
+/** The fused statement's always-true gate that runs the claim before the settlement (see settle-and-claim.ts). */
+const CLAIM_FIRST = ` WHERE (EXISTS (SELECT COUNT(*) AS "k" FROM "tempest_claimed"))`;
 
 async function countStatus(admin: pg.Pool, table: string, status: string): Promise<number> {
   const { rows } = await admin.query(`SELECT count(*)::int AS n FROM "${table}" WHERE status = $1`, [status]);
@@ -91,7 +94,7 @@ export function pgbenchScripts(table: string): Record<"claim" | "two" | "fused",
   return {
     claim: `${claim};\n`,
     two: `WITH "c" AS (${claim}) SELECT coalesce(array_agg("id"), '{}') AS ids, coalesce(min("attempts"), 0) AS att FROM "c" \\gset\n${settle};\n`,
-    fused: `${fusedWith} SELECT coalesce(array_agg("c"."id") FILTER (WHERE "c"."id" IS NOT NULL), '{}') AS ids, coalesce(min("c"."attempts"), 0) AS att FROM "tempest_settled_count" AS "s" LEFT JOIN "tempest_claimed" AS "c" ON "c"."id" IS NOT NULL \\gset\n`,
+    fused: `${fusedWith} SELECT coalesce(array_agg("c"."id") FILTER (WHERE "c"."id" IS NOT NULL), '{}') AS ids, coalesce(min("c"."attempts"), 0) AS att FROM "tempest_settled_count" AS "s" LEFT JOIN "tempest_claimed" AS "c" ON "c"."id" IS NOT NULL${CLAIM_FIRST} \\gset\n`,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { ColumnMeta, Executor, InferModel, ModelClass, PlaceholderKind } from "tempest-db-js";
-import { cte, op, or, prepare, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
+import { cte, exists, op, or, prepare, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
 import type { ClaimOptions, ClaimPlan } from "./claim-batch.js";
 import { candidates, claimBatch, claimPlan, claimSet, sortDue } from "./claim-batch.js";
 import type { SettleResult } from "./fenced-update.js";
@@ -61,13 +61,21 @@ export function checkFusable(
  *      claimed AS (UPDATE queue SET status = 'sending', fence = fence + 1, ... WHERE id = ANY(ARRAY(
  *        SELECT id FROM queue WHERE <due> ORDER BY next_attempt_at LIMIT $size FOR UPDATE SKIP LOCKED)) RETURNING *)
  * SELECT ... FROM settled_count s LEFT JOIN claimed c ON c.id IS NOT NULL
+ *   WHERE EXISTS (SELECT count(*) FROM claimed)
  * ```
  *
  * Every part of one statement reads the same snapshot: the claim sees the rows being settled as
  * `sending`, and so cannot take them, whatever the settlement makes of them; the two UPDATEs touch
- * disjoint rows. The settlement is fenced exactly as `markSent`'s (status `sending` and the claim's
- * token), and the claim is `claimBatch`'s (same candidates, same assignments, SKIP LOCKED). Failed
- * deliveries are not settled here: requeue / markFailed them first, with their backoff and error.
+ * disjoint rows. The always-true `WHERE EXISTS (SELECT count(*) FROM claimed)` is evaluated once,
+ * before the join reads the settlement, so the claim runs first, on a fresh snapshot. Run second, it
+ * saw as queued every row other workers had claimed since the statement began (the settlement can
+ * wait on a row lock), and its `FOR UPDATE` locked each such row's new version before rechecking it
+ * and dropping it, holding that lock to commit: the claiming worker's next settlement then waited
+ * for this statement's commit. Under 4 pgbench clients that was 121-246 lock waits of 9-13 ms per
+ * 2,000 statements (BENCHMARKS.md, "Round 3, point 5, why the fused cycle is slow"). The settlement
+ * is fenced exactly as `markSent`'s (status `sending` and the claim's token), and the claim is
+ * `claimBatch`'s (same candidates, same assignments, SKIP LOCKED). Failed deliveries are not settled
+ * here: requeue / markFailed them first, with their backoff and error.
  *
  * MySQL/MariaDB and SQLite have no writes inside WITH: refused with an `UnsupportedFeatureError`
  * naming the way out (markSent then claimBatch). So are a priority column and `perConsumer`, whose
@@ -141,7 +149,10 @@ function fusedStatement(db: Executor, q: QueueTable, plan: ClaimPlan, groups: nu
           .where({ [q.f.id]: op.in(candidates(q, plan, options, undefined).asSubquery(q.f.id as any)) } as any)
           .returning(),
       );
-      return (select(counted as any, "s") as any).leftJoin(claimed, "c", { [`c.${q.f.id}`]: op.isNull(false) });
+      // Claim first: `EXISTS (SELECT count(*) FROM tempest_claimed)` is always true (an aggregate
+      // returns one row) and is evaluated once, before the join reads the settlement (doc comment above).
+      const claimFirst = exists((select(claimed as any) as any).columns((h: any) => ({ k: h.count() })));
+      return (select(counted as any, "s") as any).leftJoin(claimed, "c", { [`c.${q.f.id}`]: op.isNull(false) }).where(claimFirst);
     });
   });
 }

@@ -1,5 +1,5 @@
 import type { Engine } from "tempest-db-js";
-import { select, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
+import { insert, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimBatch, drain, enqueue, settleAndClaim } from "../src/index.js";
 import { countBy, freshQueue, freshTokenQueue, rowsOf } from "./support/fresh-queue.js";
@@ -66,6 +66,8 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
       expect(sqls).toHaveLength(1);
       expect(sqls[0]).toMatch(/^WITH "tempest_settled" AS \(UPDATE .* RETURNING "id"\), "tempest_settled_count" AS \(SELECT count\(\*\)/i);
       expect(sqls[0]).toMatch(/FOR UPDATE SKIP LOCKED/);
+      // The always-true gate that runs the claim first (see "claims before it settles").
+      expect(sqls[0]).toMatch(/ WHERE \(EXISTS \(SELECT count\(\*\) AS "k" FROM "tempest_claimed"\)\)$/i);
       // Nothing due: the settlement is still reported, with no claimed row.
       sqls.length = 0;
       const last = await settleAndClaim(spy, Outbound, claimed, { size: 2 });
@@ -75,6 +77,53 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
       await spy.close();
     }
     expect(countBy(await rowsOf(engine, Outbound), (r) => r.status)).toEqual({ sent: 4 });
+  });
+
+  it("claims before it settles: while the settlement waits on a row lock, the batch it claimed is already held", async () => {
+    // Every part of the statement reads the snapshot taken when it starts. Were the settlement run
+    // first and made to wait (another transaction holding a row of the batch), rows claimed by others
+    // meanwhile would still look queued to the late claim, which would lock each one only to drop it.
+    const { Outbound } = await freshTokenQueue(engine, "fused_claim_first");
+    const base = Date.UTC(2024, 0, 1);
+    const rows = [1, 2, 3].map((n) => ({
+      id: crypto.randomUUID(),
+      consumer: `c${n}`,
+      status: "queued" as const,
+      nextAttemptAt: new Date(base + n * 1000),
+    }));
+    await engine.execute(insert(Outbound).values(rows)).rowsAffected();
+    const first = await claimBatch(engine, Outbound, { size: 1 });
+    expect(first.map((m) => m.consumer)).toEqual(["c1"]);
+    const worker = engineFor(target, 1);
+    try {
+      const [backend] = await worker.execute(sql.raw("SELECT pg_backend_pid() AS pid")).all();
+      const pid = Number((backend as { pid: unknown }).pid);
+      let fused: ReturnType<typeof settleAndClaim<typeof Outbound>> | undefined;
+      await engine.transaction(async (tx) => {
+        await tx
+          .execute(
+            select(Outbound, ["id"])
+              .where({ id: first[0]?.id as string })
+              .forUpdate(),
+          )
+          .all();
+        fused = settleAndClaim(worker, Outbound, first, { size: 1 });
+        // Wait until the fused statement is blocked on the held row.
+        for (;;) {
+          const [state] = await engine.execute(sql.raw(`SELECT wait_event_type AS w FROM pg_stat_activity WHERE pid = ${pid}`)).all();
+          if ((state as { w: unknown } | undefined)?.w === "Lock") break;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        // Its claim has run already and holds c2: a claim beside it gets c3.
+        const other = await claimBatch(engine, Outbound, { size: 1 });
+        expect(other.map((m) => m.consumer)).toEqual(["c3"]);
+      });
+      const result = await fused;
+      expect(result?.settled).toEqual({ applied: 1, stale: 0 });
+      expect(result?.claimed.map((m) => m.consumer)).toEqual(["c2"]);
+    } finally {
+      await worker.close();
+    }
   });
 
   it("fences the settlement: a claim reclaimed and taken again is stale, and is not marked sent", async () => {
