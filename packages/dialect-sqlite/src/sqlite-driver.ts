@@ -158,6 +158,22 @@ export class SqliteDriver implements Driver {
     return this.#mutex.lock().then(() => this.#lend());
   }
 
+  /**
+   * The connection lent at once when nobody holds it or waits for it (the mutex is FIFO); undefined
+   * otherwise, or when it cannot be lent now (closing, streaming, failing to open): `acquire()` then
+   * waits for it or reports why.
+   */
+  acquireNow(): DriverConnection | undefined {
+    if (this.#closing || this.#streaming?.inTransaction === false || !this.#mutex.tryLock()) return undefined;
+    try {
+      this.#open();
+    } catch {
+      this.#mutex.unlock();
+      return undefined;
+    }
+    return new SqliteConnection(this.#runQuery, this.#releaseConnection, this.#streamQuery);
+  }
+
   /** Opens the database if needed and lends the connection; the caller holds the mutex. */
   #lend(): Promise<DriverConnection> {
     try {

@@ -49,6 +49,32 @@ describe.each(targets)("transactions on a %s database", (target) => {
     }
   });
 
+  it("a transaction on the free connection begins at once; one asked for while it is held waits for it", async () => {
+    const { engine } = db;
+    const held = deferred();
+    const order: string[] = [];
+    const first = engine.transaction(async (tx) => {
+      order.push("first begins");
+      await held.promise;
+      await tx.execute(update(Counter).set({ value: 1 }).where({ id: 1 })).rowsAffected();
+      order.push("first ends");
+    });
+    // Begun within the call: the connection was free, so BEGIN ran and the callback started without a tick.
+    expect(order).toEqual(["first begins"]);
+    const second = engine.transaction(async (tx) => {
+      order.push("second begins");
+      return (await tx.execute(select(Counter, ["value"]).where({ id: 1 })).one()).value;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(["first begins"]);
+    held.resolve();
+    await first;
+    expect(await second).toBe(1);
+    expect(order).toEqual(["first begins", "first ends", "second begins"]);
+    const controls = events.map((e) => e.sql).filter((text) => /^(BEGIN|COMMIT|ROLLBACK)/.test(text));
+    expect(controls).toEqual(["BEGIN IMMEDIATE", "COMMIT", "BEGIN IMMEDIATE", "COMMIT"]);
+  });
+
   it("concurrent engine.transaction() calls are serialized on the one connection: no lost update, no nested BEGIN", async () => {
     const { engine } = db;
     // A read-modify-write with an await in the middle loses updates if two transactions interleave.

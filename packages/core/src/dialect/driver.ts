@@ -92,6 +92,12 @@ export interface Driver {
    * unusable is the driver's to handle, as `release(true)` would.
    */
   runNow?(query: DriverQuery): DriverResult | undefined;
+  /**
+   * Synchronous drivers (SQLite) may lend their connection at once when nobody holds it or waits for
+   * it: a transaction then begins without a promise in between. Returns undefined otherwise (or on any
+   * trouble, which `acquire()` then reports), and the caller takes the usual `acquire()` path.
+   */
+  acquireNow?(): DriverConnection | undefined;
   acquire(): Promise<DriverConnection>;
   close(): Promise<void>;
   /**

@@ -177,6 +177,15 @@ export class EngineCore {
     });
   }
 
+  /**
+   * The driver's connection lent at once, when the driver is synchronous and the connection free (see
+   * `Driver.acquireNow`); undefined otherwise, and the caller acquires it the usual way.
+   */
+  acquireNow(): DriverConnection | undefined {
+    if (this.#closed) return undefined;
+    return this.driver.acquireNow?.();
+  }
+
   /** Transactions open on this engine, each with the function that ends it at once (close()). */
   readonly openTransactions = new Set<{ abort(reason: string): void; readonly settled: Promise<unknown> }>();
 
@@ -264,6 +273,23 @@ export class EngineCore {
         throw this.#failed(error, compiled, started, true);
       },
     );
+  }
+
+  /**
+   * control() on a synchronous connection (`queryNow`): the statement runs at once and its command tag
+   * is returned; a failure is thrown, wrapped. The same event and error wrapping as control().
+   */
+  controlNow(connection: DriverConnection & Required<Pick<DriverConnection, "queryNow">>, sql: string): string | undefined {
+    const started = this.settings.onQuery ? performance.now() : 0;
+    let result: DriverResult;
+    try {
+      result = connection.queryNow({ sql, params: [], rowMode: "object" });
+    } catch (error) {
+      throw this.#failed(error, { sql, params: [], kind: "rawStatement", columns: undefined }, started, true);
+    }
+    if (this.settings.onQuery)
+      this.emit({ sql, params: [], kind: "rawStatement", columns: undefined }, started, result.rowsAffected, undefined, true);
+    return result.command;
   }
 
   #failed(error: unknown, compiled: CompiledQuery, started: number, inTransaction: boolean): QueryError | StreamOpenError {

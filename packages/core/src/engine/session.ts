@@ -1,4 +1,5 @@
 import type { CompiledQuery } from "../compiler/compiled-query.js";
+import type { DriverConnection } from "../dialect/driver.js";
 import {
   CommitOutcomeUnknownError,
   ConnectionError,
@@ -122,21 +123,29 @@ export class Session extends BaseExecutor {
 
   async #once<T>(fn: (tx: TransactionHandle) => Promise<T>, options: TransactionOptions, attempt: Attempt): Promise<T> {
     this.#refuseSelfDeadlock();
-    await this.core.ready();
-    const connection = await this.core.acquire();
     const core = this.core;
+    if (!core.isReady) await core.ready();
+    // A synchronous driver's free connection is lent at once, and its BEGIN and COMMIT run at once:
+    // the same statements, checks and outcomes as the awaited path, without a promise per step.
+    const connection = core.acquireNow() ?? (await core.acquire());
+    const now = connection.queryNow !== undefined ? (connection as SyncConnection) : undefined;
+    const control = (sql: string): Promise<string | undefined> | string | undefined =>
+      now !== undefined ? core.controlNow(now, sql) : runSql(core, connection, sql);
     let broken = false;
     const tx = new Transaction(core, connection, 1);
     const guard = new TransactionGuard(core, tx.lane, connection);
     const rollback = async (): Promise<void> => {
       try {
-        await runSql(core, connection, core.compiler.rollbackSql());
+        await control(core.compiler.rollbackSql());
       } catch {
         broken = true; // A connection that cannot roll back is not returned to the pool.
       }
     };
     try {
-      for (const sql of core.compiler.beginStatements(options)) await runSql(core, connection, sql);
+      for (const sql of core.compiler.beginStatements(options)) {
+        const begun = control(sql);
+        if (begun instanceof Promise) await begun;
+      }
       let result: T;
       try {
         const outcome = core.driver.maxConnections === 1 ? runGuarded(core, () => fn(tx)) : fn(tx);
@@ -153,8 +162,10 @@ export class Session extends BaseExecutor {
       }
       // Statements issued in the callback and still queued run before COMMIT; one that failed dooms it.
       tx.finish();
-      await tx.closeStreams();
-      await tx.drain();
+      const closing = tx.closeStreams();
+      if (closing !== undefined) await closing;
+      const draining = tx.drain();
+      if (draining !== undefined) await draining;
       guard.stop();
       if (tx.lost && !guard.fired) {
         broken = true;
@@ -172,7 +183,8 @@ export class Session extends BaseExecutor {
       attempt.commitSent = true;
       let tag: string | undefined;
       try {
-        tag = await runSql(core, connection, core.compiler.commitSql());
+        const committed = control(core.compiler.commitSql());
+        tag = committed instanceof Promise ? await committed : committed;
       } catch (error) {
         if (ConnectionError.isInstance(error)) throw commitOutcomeUnknown(error);
         // A failed COMMIT can leave the transaction open (SQLite busy): never pool it that way.
@@ -193,7 +205,9 @@ export class Session extends BaseExecutor {
     } finally {
       tx.finish();
       try {
-        await connection.release(broken);
+        // A synchronous release (SQLite) costs no tick.
+        const released = connection.release(broken);
+        if (released) await released;
       } finally {
         guard.done();
       }
@@ -217,6 +231,8 @@ export class Session extends BaseExecutor {
     if (outcome === "late") guard.cancelFailed = true;
   }
 }
+
+type SyncConnection = DriverConnection & Required<Pick<DriverConnection, "queryNow">>;
 
 /** How long a cancelled statement may take to stop before its connection is cut. */
 const CANCEL_GRACE_MS = 2000;

@@ -104,11 +104,12 @@ export class Transaction extends BaseExecutor implements TransactionHandle {
 
   /**
    * Ends the streams still open on this handle, before COMMIT or ROLLBACK (or RELEASE SAVEPOINT):
-   * their cursors belong to the transaction. Reading one afterwards is refused.
+   * their cursors belong to the transaction. Reading one afterwards is refused. Undefined when none
+   * is open (no tick to wait for).
    */
-  async closeStreams(): Promise<void> {
-    if (this.#streams.size === 0) return;
-    await Promise.allSettled([...this.#streams].map((close) => close()));
+  closeStreams(): Promise<void> | undefined {
+    if (this.#streams.size === 0) return undefined;
+    return Promise.allSettled([...this.#streams].map((close) => close())).then(noop);
   }
 
   /**
