@@ -192,6 +192,27 @@ describe.each(targets)("types on a %s database", (target) => {
     }
   });
 
+  it("rows sharing a datetime text and rows that differ read back as their own instants, each a Date of its own", async () => {
+    const { engine } = db;
+    // A claim's shape: one sql.now() text in every row beside a text of each row's own, decoded in turn.
+    const shared = "2026-05-06T07:08:09.123Z";
+    const own = ["2026-01-01T00:00:00.001Z", "2026-01-01T00:00:00.002Z", shared, "2025-12-31T23:59:59.999Z", "2026-01-01T00:00:00.001Z"];
+    const ids = own.map((_, i) => `20000000-0000-4000-8000-00000000000${i}`);
+    for (let i = 0; i < own.length; i++) {
+      await engine
+        .execute(
+          sql.expr`INSERT INTO "outbound_messages" ("id", "consumer", "status", "next_attempt_at", "updated_at") VALUES (${ids[i]}, 't', 'queued', ${own[i]}, ${shared})`,
+        )
+        .rowsAffected();
+    }
+    const rows = await engine.execute(select(Outbound, ["id", "nextAttemptAt", "updatedAt"]).orderBy("id")).all();
+    expect(rows.map((r) => [r.nextAttemptAt.toISOString(), r.updatedAt?.toISOString()])).toEqual(own.map((text) => [text, shared]));
+    const dates = rows.flatMap((r) => [r.nextAttemptAt, r.updatedAt]);
+    expect(new Set(dates).size).toBe(dates.length);
+    (dates[1] as Date).setTime(0);
+    expect(rows[1]?.updatedAt?.toISOString()).toBe(shared);
+  });
+
   it("the enum CHECK refuses a value that bypasses the builder", async () => {
     const error = await db.engine
       .execute(
