@@ -330,8 +330,11 @@ export class SqliteDriver implements Driver {
   }
 }
 
-/** Parameters passed as arguments of their own rather than in one array (see spreadable). */
-const MAX_SPREAD = 32;
+/**
+ * Parameters passed as arguments of their own rather than in one array (see spreadable): up to a
+ * queue settlement of a 50-message batch and its fence (53), which binds ~1.5 µs faster spread.
+ */
+const MAX_SPREAD = 64;
 
 /**
  * Whether a statement's parameters can be passed as separate arguments: better-sqlite3 binds those
