@@ -1,5 +1,5 @@
 import type { ColumnMeta, Executor, InferModel, ModelClass, PlaceholderKind } from "tempest-db-js";
-import { cte, exists, op, or, prepare, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
+import { cte, deleteFrom, exists, op, or, prepare, select, sql, UnsupportedFeatureError, update, ValidationError } from "tempest-db-js";
 import type { ClaimOptions, ClaimPlan } from "./claim-batch.js";
 import { candidates, claimBatch, claimPlan, claimSet, sortDue } from "./claim-batch.js";
 import type { SettleResult } from "./fenced-update.js";
@@ -12,7 +12,7 @@ import { cachedPrepared } from "./statement-cache.js";
 import { valueKind } from "./value-kind.js";
 
 export interface SettleAndClaimResult<M extends ModelClass<any>> {
-  /** What marking `sent` did: rows marked, and claims that were no longer this worker's (stale). */
+  /** What the settlement did: rows marked `sent` (or deleted), and claims that were no longer this worker's (stale). */
   readonly settled: SettleResult;
   /** The next batch, as `claimBatch` returns it (oldest first, with the new fence values). */
   readonly claimed: InferModel<M>[];
@@ -37,10 +37,9 @@ export function checkFusable(
       "Use the two-statement cycle — drain()/work() without { fused: true }, or markSent() then claimBatch() — which is as safe and, on an in-process or single-round-trip driver, as fast.",
     );
   }
-  if ((options as QueueOptions).onSent === "delete")
-    throw new ValidationError(
-      `${where}: fused does not combine with onSent: "delete" (its settlement is an UPDATE to sent); drop one of them`,
-    );
+  const onSent = (options as QueueOptions).onSent ?? "mark";
+  if (onSent !== "mark" && onSent !== "delete")
+    throw new ValidationError(`${where}: onSent is "mark" or "delete", got ${valueKind(onSent)}`);
   if (options.perConsumer !== undefined)
     throw new ValidationError(
       `${where}: fused does not combine with perConsumer (a fair claim is two statements by design); drop one of them`,
@@ -52,7 +51,7 @@ export function checkFusable(
 }
 
 /**
- * Marks `sent` the claims delivered successfully and claims the next batch, in ONE statement and
+ * Marks `sent` (or, with `onSent: "delete"`, deletes) the claims delivered successfully and claims the next batch, in ONE statement and
  * so one round trip (PostgreSQL):
  *
  * ```sql
@@ -74,7 +73,9 @@ export function checkFusable(
  * for this statement's commit. Under 4 pgbench clients that was 121-246 lock waits of 9-13 ms per
  * 2,000 statements (BENCHMARKS.md, "Round 3, point 5, why the fused cycle is slow"). The settlement
  * is fenced exactly as `markSent`'s (status `sending` and the claim's token), and the claim is
- * `claimBatch`'s (same candidates, same assignments, SKIP LOCKED). Failed deliveries are not settled
+ * `claimBatch`'s (same candidates, same assignments, SKIP LOCKED). With `onSent: "delete"` the
+ * settlement is `DELETE FROM queue WHERE id = ANY($ids) AND status = 'sending' AND fence = $token
+ * RETURNING id`, fenced the same way as `fencedDelete`. Failed deliveries are not settled
  * here: requeue / markFailed them first, with their backoff and error.
  *
  * MySQL/MariaDB and SQLite have no writes inside WITH: refused with an `UnsupportedFeatureError`
@@ -119,7 +120,8 @@ export async function settleAndClaim<M extends ModelClass<any>>(
 function fusedStatement(db: Executor, q: QueueTable, plan: ClaimPlan, groups: number, options: ClaimOptions) {
   const lock = plan.lock === undefined ? "none" : plan.lock.skipLocked ? "skip" : "wait";
   const consumer = options.consumer === undefined ? "" : JSON.stringify(options.consumer);
-  return cachedPrepared(db.engineKey, q, `fused:${lock}:${options.size}:${consumer}:${groups}`, () => {
+  const onSent = (options as QueueOptions).onSent ?? "mark";
+  return cachedPrepared(db.engineKey, q, `fused:${onSent}:${lock}:${options.size}:${consumer}:${groups}`, () => {
     const spec: Record<string, PlaceholderKind> = {};
     const idKind = (q.meta.byField.get(q.f.id) as ColumnMeta).kind;
     const fenceKind = (q.meta.byField.get(q.fence) as ColumnMeta).kind;
@@ -130,14 +132,20 @@ function fusedStatement(db: Executor, q: QueueTable, plan: ClaimPlan, groups: nu
     return prepare(db, spec, (p) => {
       const fence = Array.from({ length: groups }, (_, i) => ({ [q.f.id]: op.in(p[`ids${i}`] as any), [q.fence]: p[`token${i}`] }));
       // A batch of fresh messages shares one token: one `id = ANY($ids) AND fence = $token`.
-      const settled = cte(
-        "tempest_settled",
-        update(q.model)
-          .set({ [q.f.status]: q.s.sent, [q.f.updatedAt]: sql.now() } as any)
-          .where({ [q.f.status]: q.s.sending } as any)
-          .where((fence.length === 1 ? fence[0] : or(...(fence as [Record<string, unknown>, ...Record<string, unknown>[]]))) as any)
-          .returning([q.f.id] as any),
-      );
+      const fenced = fence.length === 1 ? fence[0] : or(...(fence as [Record<string, unknown>, ...Record<string, unknown>[]]));
+      const sending = { [q.f.status]: q.s.sending };
+      const settlement =
+        onSent === "delete"
+          ? deleteFrom(q.model)
+              .where(sending as any)
+              .where(fenced as any)
+              .returning([q.f.id] as any)
+          : update(q.model)
+              .set({ [q.f.status]: q.s.sent, [q.f.updatedAt]: sql.now() } as any)
+              .where(sending as any)
+              .where(fenced as any)
+              .returning([q.f.id] as any);
+      const settled = cte("tempest_settled", settlement as any);
       const counted = cte(
         "tempest_settled_count",
         select(settled as any).columns((h: any) => ({ n: h.count() })),

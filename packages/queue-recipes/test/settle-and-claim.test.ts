@@ -169,6 +169,89 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
     expect(claimed).toEqual([]);
   });
 
+  it("with onSent: delete, deletes the settled batch and claims the next in one statement", async () => {
+    const { Outbound } = await freshTokenQueue(engine, "fused_del_one");
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: 7 }, (_, i) => ({ consumer: `c${i}` })),
+    );
+    const first = await claimBatch(engine, Outbound, { size: 3 });
+    const sqls: string[] = [];
+    const { createEngine } = await import("tempest-db-js");
+    const spy = createEngine(target.url, { poolSize: 1, onQuery: (e) => sqls.push(e.sql) });
+    try {
+      const { settled, claimed } = await settleAndClaim(spy, Outbound, first, { size: 3, onSent: "delete" });
+      expect(settled).toEqual({ applied: 3, stale: 0 });
+      expect(claimed).toHaveLength(3);
+      const firstIds = new Set(first.map((m) => m.id));
+      expect(claimed.some((m) => firstIds.has(m.id))).toBe(false);
+      expect(claimed.every((m) => m.status === "sending" && m.claimToken === 1)).toBe(true);
+    } finally {
+      await spy.close();
+    }
+    expect(sqls).toHaveLength(1);
+    expect(sqls[0]).toMatch(/^WITH .*DELETE FROM .*RETURNING/s);
+    const rows = await rowsOf(engine, Outbound);
+    expect(rows.some((r) => first.some((m) => m.id === r.id))).toBe(false);
+    expect(countBy(rows, (r) => r.status)).toEqual({ sending: 3, queued: 1 });
+  });
+
+  it("with onSent: delete, fences the settlement: a claim taken again by another worker is stale and not deleted", async () => {
+    const { Outbound } = await freshTokenQueue(engine, "fused_del_fence");
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: 4 }, () => ({ consumer: "c" })),
+    );
+    const mine = await claimBatch(engine, Outbound, { size: 2 });
+    const lost = mine[0] as (typeof mine)[number];
+    await engine
+      .execute(
+        update(Outbound)
+          .set({ claimToken: lost.claimToken + 1 })
+          .where({ id: lost.id }),
+      )
+      .rowsAffected();
+    // Another one was reclaimed and is queued again, token unchanged: not `sending`, not deleted either.
+    const requeued = mine[1] as (typeof mine)[number];
+    await engine.execute(update(Outbound).set({ status: "queued" }).where({ id: requeued.id })).rowsAffected();
+    const { settled, claimed } = await settleAndClaim(engine, Outbound, mine, { size: 5, onSent: "delete" });
+    expect(settled).toEqual({ applied: 0, stale: 2 });
+    // The requeued row was queued in the statement's snapshot: the claim takes it with the other two.
+    expect(claimed).toHaveLength(3);
+    const rows = await rowsOf(engine, Outbound);
+    expect(rows).toHaveLength(4);
+    expect(rows.find((r) => r.id === lost.id)?.claimToken).toBe(lost.claimToken + 1);
+  });
+
+  it("with onSent: delete, settles claims of different tokens in the same statement", async () => {
+    const { Outbound } = await freshTokenQueue(engine, "fused_del_tokens");
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: 3 }, () => ({ consumer: "c" })),
+    );
+    const all = await rowsOf(engine, Outbound);
+    for (const [i, row] of all.entries())
+      await engine.execute(update(Outbound).set({ claimToken: i }).where({ id: row.id })).rowsAffected();
+    const batch = await claimBatch(engine, Outbound, { size: 3 });
+    expect(new Set(batch.map((m) => m.claimToken)).size).toBe(3);
+    const { settled, claimed } = await settleAndClaim(engine, Outbound, batch, { size: 3, onSent: "delete" });
+    expect(settled).toEqual({ applied: 3, stale: 0 });
+    expect(claimed).toEqual([]);
+    expect(await rowsOf(engine, Outbound)).toEqual([]);
+  });
+
+  it("refuses an unknown onSent by name, before anything is sent", async () => {
+    const { Outbound } = await freshQueue(engine, "fused_del_bad");
+    await enqueue(engine, Outbound, [{ consumer: "c" }]);
+    await expect(settleAndClaim(engine, Outbound, [], { size: 1, onSent: "drop" } as never)).rejects.toThrow(
+      /onSent is "mark" or "delete"/,
+    );
+    expect(countBy(await rowsOf(engine, Outbound), (r) => r.status)).toEqual({ queued: 1 });
+  });
+
   it("refuses a priority column and perConsumer by name", async () => {
     const Prioritized = priorityModel("qr_fused_priority");
     const { Outbound } = await freshQueue(engine, "fused_refuse");
@@ -212,6 +295,35 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
       expect(row.attempts).toBe(failed ? 1 : 0);
       if (failed) expect(row.lastError).toMatch(/boom/);
     }
+  });
+  it("a drain with { fused: true, onSent: delete } delivers every message once and leaves no row behind", async () => {
+    const { Outbound } = await freshTokenQueue(engine, "fused_del_drain");
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: 300 }, (_, i) => ({ consumer: `c${i % 5}`, idempotencyKey: `k${i}` })),
+    );
+    const deliveries = new Map<string, number>();
+    const failOnce = new Set<string>();
+    const totals = await drain(
+      engine,
+      Outbound,
+      (m) => {
+        deliveries.set(m.id, (deliveries.get(m.id) ?? 0) + 1);
+        if (Number(m.idempotencyKey?.slice(1)) % 7 === 0 && !failOnce.has(m.id)) {
+          failOnce.add(m.id);
+          throw new Error("boom");
+        }
+      },
+      { fused: true, onSent: "delete", batchSize: 16, concurrency: 3, backoff: () => 0 },
+    );
+    expect(totals.sent).toBe(300);
+    expect(totals.retried).toBe(failOnce.size);
+    expect(failOnce.size).toBeGreaterThan(0);
+    expect(totals.stale).toBe(0);
+    expect(deliveries.size).toBe(300);
+    for (const [id, count] of deliveries) expect(count).toBe(failOnce.has(id) ? 2 : 1);
+    expect(await rowsOf(engine, Outbound)).toEqual([]);
   });
 });
 
