@@ -12,6 +12,7 @@ import { PG_URL } from "../lib/env.js";
 import { queueModel } from "../lib/models.js";
 import type { Row, SectionResult } from "../lib/report.js";
 import { check, ratio } from "../lib/report.js";
+import { assertSameDeleteSql, countRows, pgbenchDeleteScripts, rawFusedDelete, rawPgDeleteDrain } from "./cycle-postgres-delete.js";
 import { DRAIN, loadPostgresJobs, rawPgDrain, rawPostgresSql } from "./queue-drain-postgres.js";
 
 const noop = (_job?: unknown) => {};
@@ -118,6 +119,10 @@ function pgbenchJobsPerSecond(script: string, n: number): number | undefined {
   }
 }
 
+const FUSED_DELETE = 'tempest: drain({ fused: true, onSent: "delete" })';
+const RAW_DELETE = "pg: delete SQL, two round trips per batch (prepared)";
+const RAW_FUSED_DELETE = "pg: the fused delete SQL by hand, one round trip (prepared)";
+
 /** Jobs per pgbench run: 2,000 transactions of 50, each of 4 clients running 500. */
 const PGBENCH_JOBS = 100_000;
 
@@ -137,15 +142,26 @@ export async function cyclePostgres(quick: boolean): Promise<SectionResult> {
     raw: "bench_cycle_raw",
     rawFused: "bench_cycle_raw_fused",
     pgbench: "bench_cycle_pgbench",
+    fusedDelete: "bench_cycle_fused_delete",
+    twoDelete: "bench_cycle_two_delete",
+    rawDelete: "bench_cycle_raw_delete",
+    rawFusedDelete: "bench_cycle_raw_fused_delete",
   };
   for (const table of Object.values(tables)) {
     await engine.execute(sql.raw(`DROP TABLE IF EXISTS "${table}"`)).rowsAffected();
     await ensureQueueSchema(engine, queueModel(table));
   }
   await assertSameFusedSql(tables.fused, admin);
+  await assertSameDeleteSql(tables.fusedDelete, admin);
   const rawPool = new pg.Pool({ connectionString: PG_URL, max: DRAIN.workers });
   const rawFusedPool = new pg.Pool({ connectionString: PG_URL, max: DRAIN.workers });
+  const rawDeletePool = new pg.Pool({ connectionString: PG_URL, max: DRAIN.workers });
+  const rawFusedDeletePool = new pg.Pool({ connectionString: PG_URL, max: DRAIN.workers });
   const Fused = queueModel(tables.fused);
+  const FusedDelete = queueModel(tables.fusedDelete);
+  const TwoDelete = queueModel(tables.twoDelete);
+  // With delete-on-settle a drained job leaves no row: completed = jobs loaded − rows left.
+  const deleted = async (table: string) => n - (await countRows(admin, table));
   const Two = queueModel(tables.two);
 
   const cases: DrainCase[] = [
@@ -177,6 +193,34 @@ export async function cyclePostgres(quick: boolean): Promise<SectionResult> {
       drain: () => rawFused(rawFusedPool, tables.rawFused),
       completed: () => countStatus(admin, tables.rawFused, "sent"),
     },
+    {
+      name: FUSED_DELETE,
+      load: (count) => loadPostgresJobs(admin, tables.fusedDelete, count),
+      drain: async () => {
+        await drain(engine, FusedDelete, noop, { batchSize: DRAIN.batch, concurrency: DRAIN.workers, fused: true, onSent: "delete" });
+      },
+      completed: () => deleted(tables.fusedDelete),
+    },
+    {
+      name: 'tempest: drain({ onSent: "delete" }), two statements per batch',
+      load: (count) => loadPostgresJobs(admin, tables.twoDelete, count),
+      drain: async () => {
+        await drain(engine, TwoDelete, noop, { batchSize: DRAIN.batch, concurrency: DRAIN.workers, onSent: "delete" });
+      },
+      completed: () => deleted(tables.twoDelete),
+    },
+    {
+      name: RAW_DELETE,
+      load: (count) => loadPostgresJobs(admin, tables.rawDelete, count),
+      drain: () => rawPgDeleteDrain(rawDeletePool, tables.rawDelete),
+      completed: () => deleted(tables.rawDelete),
+    },
+    {
+      name: RAW_FUSED_DELETE,
+      load: (count) => loadPostgresJobs(admin, tables.rawFusedDelete, count),
+      drain: () => rawFusedDelete(rawFusedDeletePool, tables.rawFusedDelete),
+      completed: () => deleted(tables.rawFusedDelete),
+    },
   ];
   const rows: Row[] = await raceDrains(cases, n, rounds, quick ? 0 : n);
 
@@ -184,21 +228,23 @@ export async function cyclePostgres(quick: boolean): Promise<SectionResult> {
   // PGBENCH_JOBS jobs per run (long enough to mean something: 20,000 jobs is under a second), the
   // three scripts interleaved round by round.
   const pgbenchJobs = quick ? 2000 : PGBENCH_JOBS;
-  const scripts = pgbenchScripts(tables.pgbench);
-  const pgbench: Record<keyof typeof scripts, number[]> = { claim: [], two: [], fused: [] };
+  const scripts = { ...pgbenchScripts(tables.pgbench), ...pgbenchDeleteScripts(tables.pgbench, inline) };
+  const pgbench: Record<keyof typeof scripts, number[]> = { claim: [], two: [], fused: [], twoDelete: [], fusedDelete: [] };
   for (let r = 0; r < (quick ? 1 : 3); r++) {
-    for (const kind of ["two", "fused", "claim"] as const) {
+    for (const kind of ["two", "fused", "twoDelete", "fusedDelete", "claim"] as const) {
       await loadPostgresJobs(admin, tables.pgbench, pgbenchJobs);
       const jobsPerSecond = pgbenchJobsPerSecond(scripts[kind], pgbenchJobs);
       if (jobsPerSecond !== undefined) pgbench[kind].push(jobsPerSecond);
     }
   }
-  await Promise.all([rawPool.end(), rawFusedPool.end(), admin.end(), engine.close()]);
+  await Promise.all([rawPool.end(), rawFusedPool.end(), rawDeletePool.end(), rawFusedDeletePool.end(), admin.end(), engine.close()]);
 
   const fusedName = "tempest: drain({ fused: true }), one statement per batch";
   const vsRawTwo = ratio(rows, "pg: same SQL, two round trips per batch (prepared)", fusedName);
   const vsTwo = ratio(rows, "tempest: drain(), two statements per batch", fusedName);
   const vsRawFused = ratio(rows, "pg: the fused SQL by hand, one round trip (prepared)", fusedName);
+  const deleteVsRawTwo = ratio(rows, RAW_DELETE, FUSED_DELETE);
+  const deleteVsRawFused = ratio(rows, RAW_FUSED_DELETE, FUSED_DELETE);
   return {
     id: "cycle-postgres",
     title: `1b. Fused settle + claim cycle on PostgreSQL: ${n.toLocaleString("en-US")} jobs, ${DRAIN.workers} workers, batch ${DRAIN.batch}, no-op deliver`,
@@ -206,18 +252,20 @@ export async function cyclePostgres(quick: boolean): Promise<SectionResult> {
       {
         title: "wall time to drain (lower is better)",
         rows,
-        baselines: ["pg: same SQL, two round trips per batch (prepared)", fusedName],
+        baselines: ["pg: same SQL, two round trips per batch (prepared)", fusedName, RAW_DELETE, FUSED_DELETE],
         checks: [
           check("fused throughput ÷ raw pg two-round-trip throughput", vsRawTwo, "≥", 1.5),
           check("fused throughput ÷ tempest two-statement throughput", vsTwo, "≥", 1),
           check("fused throughput ÷ raw pg fused throughput", vsRawFused, "≥", 0.95),
+          check('onSent "delete": fused throughput ÷ raw pg two-round-trip delete throughput', deleteVsRawTwo, "≥", 1.5),
+          check('onSent "delete": fused throughput ÷ raw pg fused delete throughput', deleteVsRawFused, "≥", 0.95),
         ],
         notes: [
           "Throughput ratio = the other's time ÷ the fused drain's time. Rounds interleaved, order rotated.",
           "The raw rows run the exact SQL texts the recipes send (both checked against the recipes' query events before timing), as named prepared statements on a 4-connection pg.Pool.",
           pgbench.two.length === 0 || pgbench.fused.length === 0 || pgbench.claim.length === 0
             ? "pgbench: not found on PATH (or a run failed)."
-            : `pgbench (reference, not raced; 4 clients, prepared, ${pgbenchJobs.toLocaleString("en-US")} jobs a run, median of ${pgbench.two.length} interleaved): two statements per batch ${perSecond(pgbench.two)}; fused ${perSecond(pgbench.fused)}, fused ÷ two = ${(median(pgbench.fused) / median(pgbench.two)).toFixed(2)}; the claim alone, nothing settled (the "ceiling" for one statement per batch) ${perSecond(pgbench.claim)}.`,
+            : `pgbench (reference, not raced; 4 clients, prepared, ${pgbenchJobs.toLocaleString("en-US")} jobs a run, median of ${pgbench.two.length} interleaved): two statements per batch ${perSecond(pgbench.two)}; fused ${perSecond(pgbench.fused)}, fused ÷ two = ${(median(pgbench.fused) / median(pgbench.two)).toFixed(2)}; onSent "delete": two statements ${perSecond(pgbench.twoDelete)}, fused ${perSecond(pgbench.fusedDelete)}, fused ÷ two = ${(median(pgbench.fusedDelete) / median(pgbench.twoDelete)).toFixed(2)}; the claim alone, nothing settled (the "ceiling" for one statement per batch) ${perSecond(pgbench.claim)}.`,
         ],
       },
     ],
