@@ -14,6 +14,24 @@ const noop = (_job?: unknown) => {};
 const COLUMNS = `"id", "consumer", "idempotency_key", "status", "attempts", "next_attempt_at", "updated_at"`;
 const CLAIM_FIRST = ` WHERE (EXISTS (SELECT COUNT(*) AS "k" FROM "tempest_claimed"))`;
 
+/**
+ * Runs `query` again when PostgreSQL chose it as a deadlock victim (40P01), as the recipes'
+ * `retryStatement` does: a claim's `FOR UPDATE` that follows a row's update chain waits for the
+ * transaction deleting (or updating) the newest version even under SKIP LOCKED, and two fused
+ * statements can wait on each other that way. The statement rolled back as a whole; running it again
+ * is what a worker does.
+ */
+export async function retryDeadlock<T>(query: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await query();
+    } catch (error) {
+      if ((error as { code?: string }).code !== "40P01" || attempt >= 10) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** Math.min(attempt, 6)));
+    }
+  }
+}
+
 /** The two-statement cycle's settlement with `onSent: "delete"`, as `markSent` sends it. */
 export function rawDeleteSettleSql(table: string): string {
   return `DELETE FROM "${table}" WHERE "id" = ANY($1) AND "status" = $2 AND "attempts" = $3`;
@@ -38,7 +56,7 @@ export async function rawPgDeleteDrain(pool: pg.Pool, table: string): Promise<vo
   const settle = rawDeleteSettleSql(table);
   const lane = async () => {
     for (;;) {
-      const { rows } = await pool.query({ name: `claim_${table}`, text: claim, values: ["sending", "queued", 0.001] });
+      const { rows } = await retryDeadlock(() => pool.query({ name: `claim_${table}`, text: claim, values: ["sending", "queued", 0.001] }));
       if (rows.length === 0) return;
       await Promise.all(rows.map(async (row) => noop(row)));
       const byAttempts = new Map<number, string[]>();
@@ -48,7 +66,7 @@ export async function rawPgDeleteDrain(pool: pg.Pool, table: string): Promise<vo
         else byAttempts.set(row.attempts, [row.id]);
       }
       for (const [attempts, ids] of byAttempts)
-        await pool.query({ name: `delete_${table}`, text: settle, values: [ids, "sending", attempts] });
+        await retryDeadlock(() => pool.query({ name: `delete_${table}`, text: settle, values: [ids, "sending", attempts] }));
     }
   };
   await Promise.all(Array.from({ length: DRAIN.workers }, lane));
@@ -59,15 +77,12 @@ export async function rawFusedDelete(pool: pg.Pool, table: string): Promise<void
   const claim = rawPostgresSql(table).claim;
   const fused = rawFusedDeleteSql(table);
   const lane = async () => {
-    let { rows } = await pool.query({ name: `claim_${table}`, text: claim, values: ["sending", "queued", 0.001] });
+    let { rows } = await retryDeadlock(() => pool.query({ name: `claim_${table}`, text: claim, values: ["sending", "queued", 0.001] }));
     while (rows.length > 0) {
       await Promise.all(rows.map(async (row) => noop(row)));
       if (new Set(rows.map((r) => r.attempts)).size !== 1) throw new Error("rawFusedDelete: one token per batch expected in this bench");
-      const result = await pool.query({
-        name: `fused_delete_${table}`,
-        text: fused,
-        values: ["sending", rows.map((r) => r.id), rows[0].attempts, "sending", "queued", 0.001],
-      });
+      const values = ["sending", rows.map((r) => r.id), rows[0].attempts, "sending", "queued", 0.001];
+      const result = await retryDeadlock(() => pool.query({ name: `fused_delete_${table}`, text: fused, values }));
       if (Number(result.rows[0]?.n) !== rows.length) throw new Error("rawFusedDelete: a settlement went stale");
       rows = result.rows.filter((r) => r.id !== null);
     }

@@ -12,7 +12,14 @@ import { PG_URL } from "../lib/env.js";
 import { queueModel } from "../lib/models.js";
 import type { Row, SectionResult } from "../lib/report.js";
 import { check, ratio } from "../lib/report.js";
-import { assertSameDeleteSql, countRows, pgbenchDeleteScripts, rawFusedDelete, rawPgDeleteDrain } from "./cycle-postgres-delete.js";
+import {
+  assertSameDeleteSql,
+  countRows,
+  pgbenchDeleteScripts,
+  rawFusedDelete,
+  rawPgDeleteDrain,
+  retryDeadlock,
+} from "./cycle-postgres-delete.js";
 import { DRAIN, loadPostgresJobs, rawPgDrain, rawPostgresSql } from "./queue-drain-postgres.js";
 
 const noop = (_job?: unknown) => {};
@@ -44,16 +51,13 @@ async function rawFused(pool: pg.Pool, table: string): Promise<void> {
   const q = rawPostgresSql(table);
   const fused = rawFusedSql(table);
   const lane = async () => {
-    let { rows } = await pool.query({ name: `claim_${table}`, text: q.claim, values: ["sending", "queued", 0.001] });
+    let { rows } = await retryDeadlock(() => pool.query({ name: `claim_${table}`, text: q.claim, values: ["sending", "queued", 0.001] }));
     while (rows.length > 0) {
       await Promise.all(rows.map(async (row) => noop(row)));
       const attempts = new Set(rows.map((r) => r.attempts));
       if (attempts.size !== 1) throw new Error("rawFused: one token per batch expected in this bench");
-      const result = await pool.query({
-        name: `fused_${table}`,
-        text: fused,
-        values: ["sent", "sending", rows.map((r) => r.id), rows[0].attempts, "sending", "queued", 0.001],
-      });
+      const values = ["sent", "sending", rows.map((r) => r.id), rows[0].attempts, "sending", "queued", 0.001];
+      const result = await retryDeadlock(() => pool.query({ name: `fused_${table}`, text: fused, values }));
       if (Number(result.rows[0]?.n) !== rows.length) throw new Error("rawFused: a settlement went stale");
       rows = result.rows.filter((r) => r.id !== null);
     }
