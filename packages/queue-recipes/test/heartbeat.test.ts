@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DrainResult } from "../src/index.js";
 import { claimBatch, DeliveryAbortError, drain, enqueue, extendLease, reclaimExpired, work } from "../src/index.js";
 import { freshQueue, rowsOf } from "./support/fresh-queue.js";
+import { LOADED_LEASE_SECONDS } from "./support/loaded-lease.js";
 import type { Span } from "./support/spans.js";
 import { overlaps, slowDeliver } from "./support/spans.js";
 import { engineFor, targets } from "./support/targets.js";
@@ -16,6 +17,8 @@ async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+const LEASE = LOADED_LEASE_SECONDS;
 
 describe.each(targets)("heartbeat on $name", (target) => {
   let a: Engine;
@@ -34,7 +37,8 @@ describe.each(targets)("heartbeat on $name", (target) => {
   /**
    * Two work() loops on two engines (pools of their own) over 4 messages whose deliveries take 2.5
    * leases. A batch holds them all, so whichever loop claims first, the other is idle and polling:
-   * it reclaims every claim whose lease runs out.
+   * it reclaims every claim whose lease runs out. The lease is long enough that a loaded machine's
+   * stalls do not run it out (support/loaded-lease.ts): only the heartbeat decides.
    */
   async function race(name: string, options: { heartbeat: boolean }) {
     const { Outbound } = await freshQueue(a, name);
@@ -47,19 +51,19 @@ describe.each(targets)("heartbeat on $name", (target) => {
     const stop = new AbortController();
     const common = {
       batchSize: 4,
-      leaseSeconds: 0.9,
+      leaseSeconds: LEASE,
       pollIntervalMs: 50,
       maxAttempts: 3,
       backoff: () => 0,
       // Without the heartbeat, nothing but the lease decides; the default timeout would stop it first.
-      deliveryTimeoutMs: options.heartbeat ? 10_000 : Number.POSITIVE_INFINITY,
+      deliveryTimeoutMs: options.heartbeat ? 10 * LEASE * 1000 : Number.POSITIVE_INFINITY,
       heartbeat: options.heartbeat,
       signal: stop.signal,
       stopTimeoutMs: 5000,
     };
     const workers: Promise<DrainResult>[] = [
-      work(a, Outbound, slowDeliver("a", spans, 2200), common),
-      work(b, Outbound, slowDeliver("b", spans, 2200), common),
+      work(a, Outbound, slowDeliver("a", spans, 2.5 * LEASE * 1000), common),
+      work(b, Outbound, slowDeliver("b", spans, 2.5 * LEASE * 1000), common),
     ];
     await until(async () => (await a.execute(select(Outbound, ["id"]).where({ status: op.in(["sent", "failed"]) })).all()).length === 4);
     stop.abort();
@@ -101,18 +105,24 @@ describe.each(targets)("heartbeat on $name", (target) => {
           }),
         );
       },
-      { leaseSeconds: 0.9, deliveryTimeoutMs: 10_000 },
+      // Only the reclaim below may end this delivery: not a timeout, nor a stall of a loaded machine
+      // that runs the lease out (support/loaded-lease.ts).
+      { leaseSeconds: LEASE, deliveryTimeoutMs: Number.POSITIVE_INFINITY },
     );
-    // Another worker decides the claim is dead: the row is aged past its lease and reclaimed.
+    // Another worker decides the claim is dead: the row is aged past its lease and reclaimed. A
+    // renewal of the heartbeat may land between the two statements and make the row young again:
+    // then the reclaim finds nothing, and the row is aged again.
     await until(async () => (await b.execute(select(Outbound, ["id"]).where({ status: "sending" })).all()).length === 1);
-    await b
-      .execute(
-        update(Outbound)
-          .set({ updatedAt: sql.nowPlusSeconds(-3600) })
-          .where({ status: "sending" }),
-      )
-      .rowsAffected();
-    expect(await reclaimExpired(b, Outbound, { leaseSeconds: 0.9 })).toBe(1);
+    await until(async () => {
+      await b
+        .execute(
+          update(Outbound)
+            .set({ updatedAt: sql.nowPlusSeconds(-3600) })
+            .where({ status: "sending" }),
+        )
+        .rowsAffected();
+      return (await reclaimExpired(b, Outbound, { leaseSeconds: LEASE })) === 1;
+    });
     const result = await running;
     expect(reasons).toHaveLength(1);
     expect(reasons[0]).toBeInstanceOf(DeliveryAbortError);
