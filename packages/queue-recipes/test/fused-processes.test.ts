@@ -75,7 +75,7 @@ describe.each(postgres)("fused worker processes on $name", (target) => {
       batchSize: 10,
       concurrency: 2,
       // Long enough that no live worker's claim expires on a loaded machine: what repeats is then
-      // only what the killed ones delivered (surviveFused() reclaims their claims with a 1 s lease).
+      // only what the killed ones delivered (surviveFused() reclaims their claims once their lease ran out).
       leaseSeconds: 30,
       fused: true,
     };

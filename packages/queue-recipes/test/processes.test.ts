@@ -26,7 +26,7 @@ describe.each(targets)("worker processes on $name", (target) => {
     const stranded = await engine.execute(select(Outbound, ["id"]).where({ status: "sending" })).all();
     expect(stranded).toHaveLength(20);
 
-    // A surviving worker with a 1 s lease: it sends the untouched rows, then reclaims the dead claim.
+    // A surviving worker: it sends the untouched rows, and reclaims the dead claim once its lease ran out.
     const totals = await survive(engine, { Outbound, Delivery }, { guardMs: 30_000, done: (sofar) => sofar.sent === total });
     expect(totals).toMatchObject({ sent: total, failed: 0, stale: 0, reclaimed: 20 });
     const rows = await engine.execute(select(Outbound, ["id", "status", "attempts"])).all();

@@ -4,6 +4,7 @@ import { expect } from "vitest";
 import type { DrainResult } from "../../src/index.js";
 import { enqueue, work } from "../../src/index.js";
 import { countBy, freshQueue } from "./fresh-queue.js";
+import { LOADED_LEASE_SECONDS } from "./loaded-lease.js";
 import type { OutboundModel } from "./models.js";
 import { forkWorker } from "./run-worker.js";
 import type { Target } from "./targets.js";
@@ -28,9 +29,14 @@ export async function drainByFourProcesses(engine: Engine, target: Target, name:
       deliveries: Delivery.tablename,
       batchSize: 20,
       concurrency: 2,
+      barrier: true,
       ...(fused ? { fused } : {}),
     }),
   );
+  // All four start draining at once: on a loaded machine one process may take seconds longer to
+  // start than another, and the first could drain the whole queue before the last one began.
+  await Promise.all(workers.map(async (w) => expect((await w.next()).ready).toBe(true)));
+  for (const w of workers) w.go();
   const codes = await Promise.all(workers.map((w) => w.exited));
   expect(codes).toEqual([0, 0, 0, 0]);
   const results = workers.map((w) => w.messages.find((m) => m.result)?.result);
@@ -71,8 +77,10 @@ export async function killMidBatch(engine: Engine, target: Target, name: string,
 }
 
 /**
- * A worker in this process with a 1 s lease, recording its deliveries as "survivor": it sends what
- * the processes left and reclaims their dead claims, until `done` says so (or `guardMs` passed).
+ * A worker in this process, recording its deliveries as "survivor": it sends what the processes left
+ * and reclaims their dead claims once the lease ran out, until `done` says so (or `guardMs` passed).
+ * Its lease is the one a loaded machine cannot run out by stalling it (support/loaded-lease.ts): the
+ * survivor's own claims are never reclaimed, so what it reclaims is exactly what the dead left.
  */
 export async function survive(
   engine: Engine,
@@ -93,7 +101,7 @@ export async function survive(
       {
         ...(options.fused ? { fused: true } : {}),
         batchSize: 10,
-        leaseSeconds: 1,
+        leaseSeconds: LOADED_LEASE_SECONDS,
         pollIntervalMs: 100,
         signal: controller.signal,
         onProgress: (_round, sofar) => {

@@ -13,12 +13,15 @@ export interface WorkerConfig {
   readonly hangAfter?: number;
   /** drain({ fused: true }): settle and claim in one statement (PostgreSQL). */
   readonly fused?: boolean;
+  /** Connect, report { ready }, then wait for go() before draining. */
+  readonly barrier?: boolean;
 }
 
 export interface WorkerMessage {
   readonly result?: { sent: number; retried: number; failed: number; stale: number; reclaimed: number };
   readonly delivered?: number;
   readonly hanging?: number;
+  readonly ready?: boolean;
 }
 
 const script = fileURLToPath(new URL("../fixtures/worker.mjs", import.meta.url));
@@ -27,7 +30,13 @@ const script = fileURLToPath(new URL("../fixtures/worker.mjs", import.meta.url))
 export function forkWorker(
   target: Target,
   config: WorkerConfig,
-): { child: ChildProcess; messages: WorkerMessage[]; exited: Promise<number | null>; next: () => Promise<WorkerMessage> } {
+): {
+  child: ChildProcess;
+  messages: WorkerMessage[];
+  exited: Promise<number | null>;
+  next: () => Promise<WorkerMessage>;
+  go: () => void;
+} {
   // The test runner resolves packages to their TypeScript sources; a worker runs the built JS, as in production.
   const child = fork(script, [], {
     execArgv: [],
@@ -42,5 +51,6 @@ export function forkWorker(
   });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   const next = () => new Promise<WorkerMessage>((resolve) => waiters.push(resolve));
-  return { child, messages, exited, next };
+  const go = () => void child.send({ go: true });
+  return { child, messages, exited, next, go };
 }
