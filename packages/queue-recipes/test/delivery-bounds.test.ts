@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DeliveryAbortError, drain, enqueue, work } from "../src/index.js";
 import { freshTokenQueue } from "./support/fresh-queue.js";
 import { holdLock } from "./support/hold-lock.js";
+import { LOADED_LEASE_SECONDS } from "./support/loaded-lease.js";
 import { targets } from "./support/targets.js";
 
 async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
@@ -13,6 +14,9 @@ async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> 
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+const LEASE = LOADED_LEASE_SECONDS;
+const HARD_MS = 1.5 * LEASE * 1000;
 
 describe.each(targets)("delivery bounds on $name", (target) => {
   let engine: Engine;
@@ -37,7 +41,9 @@ describe.each(targets)("delivery bounds on $name", (target) => {
         new Promise(() => {
           signal.addEventListener("abort", () => reasons.push(signal.reason));
         }),
-      { leaseSeconds: 0.6, maxAttempts: 1, deliveryHardTimeoutMs: 2500, onDeliveryTimeout: (error) => timeouts.push(error) },
+      // A lease that a loaded machine's stalls do not run out (support/loaded-lease.ts): the claim is
+      // held by the heartbeat alone, and only the two timeouts end the delivery.
+      { leaseSeconds: LEASE, maxAttempts: 1, deliveryHardTimeoutMs: HARD_MS, onDeliveryTimeout: (error) => timeouts.push(error) },
     );
     // The timeout is reported while the delivery still runs: the claim is still held, the error recorded.
     await until(async () => (await engine.execute(select(Outbound, ["lastError"])).one()).lastError !== null);
@@ -45,7 +51,7 @@ describe.each(targets)("delivery bounds on $name", (target) => {
       status: "sending",
       attempts: 0,
       claimToken: 1,
-      lastError: "DeliveryAbortError: delivery timed out after 400 ms",
+      lastError: `DeliveryAbortError: delivery timed out after ${Math.round((LEASE * 1000 * 2) / 3)} ms`,
     });
     const result = await running;
     // Never settled: given up at the hard timeout, as a failure (maxAttempts 1: failed).
@@ -56,10 +62,9 @@ describe.each(targets)("delivery bounds on $name", (target) => {
     expect(await engine.execute(select(Outbound, ["status", "attempts", "claimToken", "lastError"])).one()).toEqual({
       status: "failed",
       attempts: 1,
-      // Never reclaimed: the heartbeat held the claim for all of the 2.5 s (four leases).
+      // Never reclaimed: the heartbeat held the claim for all of the hard timeout (one and a half leases).
       claimToken: 1,
-      lastError:
-        "DeliveryAbortError: delivery still running 2500 ms after it started (deliveryHardTimeoutMs): given up, its outcome is ignored",
+      lastError: `DeliveryAbortError: delivery still running ${HARD_MS} ms after it started (deliveryHardTimeoutMs): given up, its outcome is ignored`,
     });
   });
 

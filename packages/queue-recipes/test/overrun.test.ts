@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DeliveryAbortError, DrainResult } from "../src/index.js";
 import { drain, enqueue, work } from "../src/index.js";
 import { freshQueue, freshTokenQueue } from "./support/fresh-queue.js";
+import { LOADED_LEASE_SECONDS } from "./support/loaded-lease.js";
 import { engineFor, targets } from "./support/targets.js";
 
 async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
@@ -15,6 +16,13 @@ async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> 
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The lease of the tests where only the heartbeat may keep the claim (support/loaded-lease.ts). */
+const LEASE = LOADED_LEASE_SECONDS;
+/** A handler that ignores its signal and takes 2.5 leases. */
+const LATE_MS = 2.5 * LEASE * 1000;
+/** The default delivery timeout's report: two thirds of the lease. */
+const TIMED_OUT = `delivery timed out after ${Math.round((LEASE * 1000 * 2) / 3)} ms`;
 
 /**
  * Deliveries counted per message while they run: `max` is the most that were ever running at once.
@@ -62,7 +70,7 @@ describe.each(targets)("deliveries that ignore their signal on $name", (target) 
     let quickStatusAtLateReturn: unknown;
     const stop = new AbortController();
     const common = {
-      leaseSeconds: 1,
+      leaseSeconds: LEASE,
       batchSize: 3,
       pollIntervalMs: 50,
       // The late failure is not retried during the test.
@@ -72,8 +80,8 @@ describe.each(targets)("deliveries that ignore their signal on $name", (target) 
     const handler = (db: Engine) => (message: { id: string; consumer: string }) =>
       counter.around(message.id, async () => {
         if (message.consumer === "quick") return;
-        // Ignores its signal: takes 2.5 leases whatever the timeout (at 667 ms) says.
-        await sleep(2500);
+        // Ignores its signal: takes 2.5 leases whatever the timeout (at two thirds of one) says.
+        await sleep(LATE_MS);
         if (message.consumer === "late-throw") throw new Error("the receiver answered 500");
         // The quick one was settled at the timeout, not held back for the slowest of its batch.
         quickStatusAtLateReturn = (await db.execute(select(Outbound, ["status"]).where({ consumer: "quick" })).one()).status;
@@ -94,7 +102,7 @@ describe.each(targets)("deliveries that ignore their signal on $name", (target) 
     expect(rb).toMatchObject({ sent: 0, retried: 0, failed: 0, stale: 0, reclaimed: 0 });
     const rows = await a.execute(select(Outbound, ["consumer", "status", "attempts", "claimToken", "lastError"]).orderBy("consumer")).all();
     expect(rows).toEqual([
-      { consumer: "late-ok", status: "sent", attempts: 0, claimToken: 1, lastError: "DeliveryAbortError: delivery timed out after 667 ms" },
+      { consumer: "late-ok", status: "sent", attempts: 0, claimToken: 1, lastError: `DeliveryAbortError: ${TIMED_OUT}` },
       { consumer: "late-throw", status: "queued", attempts: 1, claimToken: 1, lastError: "Error: the receiver answered 500" },
       { consumer: "quick", status: "sent", attempts: 0, claimToken: 1, lastError: null },
     ]);
@@ -106,8 +114,8 @@ describe.each(targets)("deliveries that ignore their signal on $name", (target) 
     const counter = liveCounter();
     const timedOut: DeliveryAbortError[] = [];
     const stop = new AbortController();
-    const common = { leaseSeconds: 1, pollIntervalMs: 50, maxAttempts: 1, signal: stop.signal };
-    const handler = (message: { id: string }) => counter.around(message.id, () => sleep(2500));
+    const common = { leaseSeconds: LEASE, pollIntervalMs: 50, maxAttempts: 1, signal: stop.signal };
+    const handler = (message: { id: string }) => counter.around(message.id, () => sleep(LATE_MS));
     const first = work(a, Outbound, handler, { ...common, onDeliveryTimeout: (error) => timedOut.push(error) });
     await until(async () => (await a.execute(select(Outbound, ["id"]).where({ status: "sending" })).all()).length > 0);
     const second = work(b, Outbound, handler, common);
@@ -117,7 +125,7 @@ describe.each(targets)("deliveries that ignore their signal on $name", (target) 
     // maxAttempts 1 and a delivery that outlived its timeout, yet delivered: sent, not failed.
     expect(await a.execute(select(Outbound, ["status", "attempts"])).one()).toEqual({ status: "sent", attempts: 1 });
     expect([...counter.calls.values(), ...counter.max.values()]).toEqual([1, 1]);
-    expect(timedOut.map((e) => [e.reason, e.message])).toEqual([["timeout", "delivery timed out after 667 ms"]]);
+    expect(timedOut.map((e) => [e.reason, e.message])).toEqual([["timeout", TIMED_OUT]]);
     expect(ra.reclaimed + rb.reclaimed + ra.stale + rb.stale).toBe(0);
   });
 

@@ -1,8 +1,10 @@
 import type { Engine } from "tempest-db-js";
+import { op, sql, update } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { QueueEvent } from "../src/index.js";
 import { claimBatch, drain, enqueue } from "../src/index.js";
 import { freshQueue } from "./support/fresh-queue.js";
+import { LOADED_LEASE_SECONDS } from "./support/loaded-lease.js";
 import { engineFor, targets } from "./support/targets.js";
 
 describe.each(targets)("drain events on $name", (target) => {
@@ -21,9 +23,17 @@ describe.each(targets)("drain events on $name", (target) => {
       Outbound,
       Array.from({ length: 23 }, (_, i) => ({ consumer: i % 4 === 0 ? "flaky" : "ok" })),
     );
-    // Two claims that their worker abandons: the drain reclaims them once their 1-second lease is over.
+    // Two claims that their worker abandons, long enough ago that their lease is over: the drain
+    // reclaims them. Its own claims keep a lease that a stall of a loaded machine does not run out
+    // (support/loaded-lease.ts), so these two are all it reclaims.
     const abandoned = await claimBatch(engine, Outbound, { size: 2 });
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await engine
+      .execute(
+        update(Outbound)
+          .set({ updatedAt: sql.nowPlusSeconds(-3600) })
+          .where({ id: op.in(abandoned.map((m) => m.id)) }),
+      )
+      .rowsAffected();
 
     const events: QueueEvent[] = [];
     let tries = 0;
@@ -36,7 +46,7 @@ describe.each(targets)("drain events on $name", (target) => {
       {
         batchSize: 5,
         concurrency: 2,
-        leaseSeconds: 1,
+        leaseSeconds: LOADED_LEASE_SECONDS,
         backoff: () => 0,
         onEvent: (event) => {
           events.push(event);
