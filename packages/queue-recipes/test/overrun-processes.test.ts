@@ -43,6 +43,11 @@ describe.each(targets)("handlers that ignore their signal, two worker processes,
     children.push(w);
     return w;
   };
+  /** Starts forked workers together, once each has connected. */
+  const start = async (...workers: ReturnType<typeof forkOverrunWorker>[]) => {
+    await Promise.all(workers.map((w) => w.ready));
+    for (const w of workers) w.go();
+  };
 
   async function freshTables(name: string) {
     const { Outbound } = await freshTokenQueue(engine, name);
@@ -52,11 +57,19 @@ describe.each(targets)("handlers that ignore their signal, two worker processes,
     return { Outbound, Delivery };
   }
 
-  // A 2 s lease (renewed every 667 ms) leaves a loaded CI machine room for a late renewal; the
-  // sleeping handlers take two leases, the hard timeout is three.
-  const config = { leaseSeconds: 2, sleepMs: 4000, deliveryHardTimeoutMs: 6000, maxAttempts: 2 };
+  // The sleeping handlers take two leases, the hard timeout is three. The lease must outlast what a
+  // loaded CI machine can stall: a renewal due every lease/3 that comes late loses the claim after
+  // two thirds of it, and an "ok" handler — four statements of bookkeeping — is reported timed out
+  // once it took two thirds of it. At load average 70-90 here, four such statements on MariaDB took
+  // up to 1.1 s and a timer fired up to 0.56 s late: a 2 s lease (1333 ms) ran out under them, 4 s
+  // (2667 ms) leaves room (support/loaded-lease.ts has the heartbeat's side of it).
+  const LEASE = 4;
+  const config = { leaseSeconds: LEASE, sleepMs: 2 * LEASE * 1000, deliveryHardTimeoutMs: 3 * LEASE * 1000, maxAttempts: 2 };
+  const softMs = Math.round((LEASE * 1000 * 2) / 3);
+  // A hang's two attempts take six leases; with the workers' start on a loaded machine, allow ten.
+  const runMs = 10 * LEASE * 1000;
 
-  it("keeps each claim until its handler returns: sleep past the lease and succeed, throw, hang", async () => {
+  it("keeps each claim until its handler returns: sleep past the lease and succeed, throw, hang", { timeout: runMs + 20_000 }, async () => {
     const { Outbound, Delivery } = await freshTables("overrun_two");
     const kinds = ["ok", "ok", "ok", "ok", "sleep", "sleep", "throw", "throw", "hang", "hang"];
     await enqueue(
@@ -65,9 +78,10 @@ describe.each(targets)("handlers that ignore their signal, two worker processes,
       kinds.map((consumer) => ({ consumer })),
     );
     const workers = [0, 1].map(() => fork({ table: Outbound.tablename, deliveries: Delivery.tablename, ...config }));
+    await start(...workers);
     const final = async () =>
       (await engine.execute(select(Outbound, ["status"])).all()).filter((r) => r.status === "sent" || r.status === "failed").length;
-    await until(async () => (await final()) === kinds.length);
+    await until(async () => (await final()) === kinds.length, runMs);
     for (const w of workers) w.child.kill("SIGTERM");
     expect(await Promise.all(workers.map((w) => w.exited))).toEqual([0, 0]);
     // Both processes took part.
@@ -93,7 +107,7 @@ describe.each(targets)("handlers that ignore their signal, two worker processes,
     expect(byKind("ok").map((r) => [r.status, r.attempts, r.claimToken, r.lastError])).toEqual(Array(4).fill(["sent", 0, 1, null]));
     // A success after the timeout is a success; the timeout stays on record in lastError.
     expect(byKind("sleep").map((r) => [r.status, r.attempts, r.claimToken, r.lastError])).toEqual(
-      Array(2).fill(["sent", 0, 1, "DeliveryAbortError: delivery timed out after 1333 ms"]),
+      Array(2).fill(["sent", 0, 1, `DeliveryAbortError: delivery timed out after ${softMs} ms`]),
     );
     expect(byKind("throw").map((r) => [r.status, r.attempts, r.claimToken, r.lastError])).toEqual(
       Array(2).fill(["failed", 2, 2, "Error: the receiver answered 500"]),
@@ -103,7 +117,7 @@ describe.each(targets)("handlers that ignore their signal, two worker processes,
         "failed",
         2,
         2,
-        "DeliveryAbortError: delivery still running 6000 ms after it started (deliveryHardTimeoutMs): given up, its outcome is ignored",
+        `DeliveryAbortError: delivery still running ${config.deliveryHardTimeoutMs} ms after it started (deliveryHardTimeoutMs): given up, its outcome is ignored`,
       ]),
     );
 
@@ -132,10 +146,12 @@ describe.each(targets)("handlers that ignore their signal, two worker processes,
     const { Outbound, Delivery } = await freshTables("overrun_kill");
     await enqueue(engine, Outbound, { consumer: "sleep" });
     const victim = fork({ table: Outbound.tablename, deliveries: Delivery.tablename, ...config });
+    await start(victim);
     await until(() => victim.started.length === 1);
     victim.child.kill("SIGKILL");
     await victim.exited;
     const survivor = fork({ table: Outbound.tablename, deliveries: Delivery.tablename, ...config });
+    await start(survivor);
     await until(async () => (await engine.execute(select(Outbound, ["status"])).one()).status === "sent");
     survivor.child.kill("SIGTERM");
     expect(await survivor.exited).toBe(0);

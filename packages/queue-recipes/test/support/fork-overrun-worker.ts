@@ -18,7 +18,10 @@ export interface OverrunWorkerConfig {
 
 const script = fileURLToPath(new URL("../fixtures/overrun-worker.mjs", import.meta.url));
 
-/** Forks fixtures/overrun-worker.mjs (built packages) and collects what it reports. */
+/**
+ * Forks fixtures/overrun-worker.mjs (built packages) and collects what it reports. The worker connects
+ * and waits: `ready` resolves once it has, and `go()` starts it.
+ */
 export function forkOverrunWorker(target: Target, config: OverrunWorkerConfig) {
   const child: ChildProcess = fork(script, [], {
     execArgv: [],
@@ -27,10 +30,24 @@ export function forkOverrunWorker(target: Target, config: OverrunWorkerConfig) {
   });
   const started: string[] = [];
   let report: { result: DrainResult; timedOut: string[] } | undefined;
-  child.on("message", (m: { started?: string; result?: DrainResult; timedOut?: string[] }) => {
+  let onReady = () => {};
+  let onGone = (_error: Error) => {};
+  const ready = new Promise<void>((resolve, reject) => {
+    onReady = resolve;
+    onGone = reject;
+  });
+  child.on("message", (m: { ready?: boolean; started?: string; result?: DrainResult; timedOut?: string[] }) => {
+    if (m.ready) onReady();
     if (m.started) started.push(m.started);
     if (m.result) report = { result: m.result, timedOut: m.timedOut ?? [] };
   });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, started, exited, report: () => report };
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code, signal) => {
+      onGone(new Error(`the overrun worker exited (${code ?? signal}) before it was ready`));
+      resolve(code);
+    }),
+  );
+  ready.catch(() => {}); // awaited by the caller; a worker killed later must not report it unhandled
+  const go = () => void child.send({ go: true });
+  return { child, started, exited, ready, go, report: () => report };
 }
