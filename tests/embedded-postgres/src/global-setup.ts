@@ -7,7 +7,13 @@ import { query, startEmbeddedPostgres } from "./embedded-postgres.js";
  */
 export default async function setup(): Promise<() => Promise<void>> {
   const server = await startEmbeddedPostgres();
-  await query(server.port, "postgres", "CREATE DATABASE test");
+  try {
+    await query(server.port, "postgres", "CREATE DATABASE test");
+  } catch (error) {
+    // No teardown is returned: stop the server here, or it outlives the run and holds its port.
+    await server.stop();
+    throw error;
+  }
   process.env.TEMPEST_PG_URL = server.url("test");
   process.env.TEMPEST_PG_VERSION = server.version;
   console.log(`embedded PostgreSQL ${server.version} on port ${server.port}`);
