@@ -44,7 +44,20 @@ function toDocLines(text: string): string {
   });
 }
 
-async function runTarget(target: Target, list: readonly DocProgram[]): Promise<Map<string, RunResult>> {
+/** A target's databases, created, and its programs, transpiled and pointed at them. */
+interface PreparedTarget {
+  readonly dir: string;
+  readonly list: readonly DocProgram[];
+  readonly databases: Awaited<ReturnType<typeof targetDatabases>>;
+}
+
+/**
+ * Creates a target's databases, then transpiles its programs: synchronous work that holds the event
+ * loop for seconds on a loaded machine. The targets are prepared one after another, so that no
+ * connection of another target is being opened meanwhile (its connect timeout would fire before its
+ * handshake is read: "connect ETIMEDOUT" from a server that answered in time).
+ */
+async function prepareTarget(target: Target, list: readonly DocProgram[]): Promise<PreparedTarget> {
   const dir = join(generated, target);
   mkdirSync(dir, { recursive: true });
   const names = list.map((p) => `tdocs_${p.id}`.toLowerCase().slice(0, 60));
@@ -57,9 +70,19 @@ async function runTarget(target: Target, list: readonly DocProgram[]): Promise<M
       writeFileSync(js, transpileProgram(pointAtDatabase(program.code, target, url), fileName));
       return { id: program.id, js, timeoutMs: 30_000 };
     });
+    writeFileSync(join(dir, "programs.json"), JSON.stringify(entries));
+    return { dir, list, databases };
+  } catch (error) {
+    await databases.drop();
+    throw error;
+  }
+}
+
+/** Runs a prepared target's programs in a child process, then drops its databases. */
+async function runTarget({ dir, list, databases }: PreparedTarget): Promise<Map<string, RunResult>> {
+  try {
     const listFile = join(dir, "programs.json");
     const outFile = join(dir, "results.json");
-    writeFileSync(listFile, JSON.stringify(entries));
     rmSync(outFile, { force: true });
     const output = await new Promise<string>((done) => {
       const child = spawn(process.execPath, ["--enable-source-maps", join(import.meta.dirname, "run-programs.mjs"), listFile, outFile], {
@@ -107,12 +130,18 @@ describe("the TypeScript blocks of docs/*.md and README.md", () => {
         throw new Error(`${pkg} is not built: run pnpm build first (the docs run against what users install)`);
     }
     diagnostics = typecheckPrograms(programs, join(generated, "check"));
-    await Promise.all(
-      TARGETS.map(async (target) => {
+    const prepared = new Map<Target, PreparedTarget>();
+    try {
+      for (const target of TARGETS) {
         const list = programs.filter((p) => p.targets.includes(target));
-        if (list.length > 0) results.set(target, await runTarget(target, list));
-      }),
-    );
+        if (list.length > 0) prepared.set(target, await prepareTarget(target, list));
+      }
+    } catch (error) {
+      await Promise.all([...prepared.values()].map((p) => p.databases.drop()));
+      throw error;
+    }
+    // The programs of each target run in a child process of their own, side by side.
+    await Promise.all([...prepared].map(async ([target, p]) => results.set(target, await runTarget(p))));
   }, 600_000);
 
   afterAll(() => {
