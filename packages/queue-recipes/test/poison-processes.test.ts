@@ -6,12 +6,14 @@ import { select } from "tempest-db-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueue } from "../src/index.js";
 import { countBy, freshDeadLetterQueue } from "./support/fresh-queue.js";
+import { LOADED_LEASE_SECONDS } from "./support/loaded-lease.js";
 import type { Target } from "./support/targets.js";
 import { engineFor, targets } from "./support/targets.js";
 import { workerEnv } from "./support/worker-env.js";
 
 const script = fileURLToPath(new URL("./fixtures/poison-worker.mjs", import.meta.url));
 const MAX_RECLAIMS = 3;
+const LEASE = LOADED_LEASE_SECONDS;
 
 interface Worker {
   readonly child: ChildProcess;
@@ -42,7 +44,9 @@ describe.each(targets)("a poison message on $name, with worker processes", (targ
     await engine.close();
   });
 
-  it(`kills ${MAX_RECLAIMS} workers, then is dead-lettered; every other message is delivered`, async () => {
+  it(`kills ${MAX_RECLAIMS} workers, then is dead-lettered; every other message is delivered`, {
+    timeout: 10 * LEASE * 1000 + 60_000,
+  }, async () => {
     const { Outbound, Delivery } = await freshDeadLetterQueue(engine, "poison_proc");
     const good = 24;
     await enqueue(engine, Outbound, [
@@ -50,7 +54,15 @@ describe.each(targets)("a poison message on $name, with worker processes", (targ
       { consumer: "poison", idempotencyKey: "p" },
       ...Array.from({ length: good / 2 }, (_, i) => ({ consumer: "mail", idempotencyKey: `b${i}` })),
     ]);
-    const config = { table: Outbound.tablename, deliveries: Delivery.tablename, batchSize: 4, leaseSeconds: 1, maxReclaims: MAX_RECLAIMS };
+    // The lease of support/loaded-lease.ts: only the poison's crashes, not a live worker stalled by a
+    // loaded machine, make a claim expire (a 1 s lease let one stall of 667 ms reclaim a good message).
+    const config = {
+      table: Outbound.tablename,
+      deliveries: Delivery.tablename,
+      batchSize: 4,
+      leaseSeconds: LEASE,
+      maxReclaims: MAX_RECLAIMS,
+    };
 
     // Two workers at all times: one that dies is replaced, as a supervisor would.
     const killed: number[] = [];
@@ -68,7 +80,9 @@ describe.each(targets)("a poison message on $name, with worker processes", (targ
     start();
     start();
 
-    const deadline = Date.now() + 45_000;
+    // Each crash is found once the lease ran out (at most 1.5 leases, the reclaimer looks every half
+    // lease) and a replacement worker started: ten leases for the three leave room for slow starts.
+    const deadline = Date.now() + 10 * LEASE * 1000 + 30_000;
     let rows = await engine.execute(select(Outbound)).all();
     while (Date.now() < deadline) {
       rows = await engine.execute(select(Outbound)).all();
