@@ -217,22 +217,3 @@ export function expressionConditions(node: TypedExpressionNode): readonly Condit
   if (node.kind === "aggregateOf" && node.filter !== undefined) return [node.filter];
   return [];
 }
-
-const TYPED_KINDS: ReadonlySet<string> = new Set([
-  "arithmetic",
-  "negate",
-  "functionCall",
-  "case",
-  "cast",
-  "comparison",
-  "aggregateOf",
-  "literal",
-  "datetimeTrunc",
-  "datetimeField",
-  "datetimeShift",
-  "datetimeDiff",
-]);
-
-export function isTypedExpression(node: { readonly kind: string }): node is TypedExpressionNode {
-  return TYPED_KINDS.has(node.kind);
-}

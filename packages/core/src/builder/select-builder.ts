@@ -1,7 +1,7 @@
 import { andNodes } from "../ast/condition-node.js";
 import type { Expression } from "../ast/expression.js";
 import { expressionNode } from "../ast/expression.js";
-import { isTypedExpression } from "../ast/expression-node.js";
+import { isTypedExpression } from "../ast/is-typed-expression.js";
 import type { JoinKind } from "../ast/query-node.js";
 import type { RelationPlan } from "../ast/relation-node.js";
 import type { OrderByItem, SelectNode, StatementNode, SubqueryNode } from "../ast/statement-node.js";

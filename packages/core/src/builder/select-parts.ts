@@ -1,7 +1,7 @@
 import type { ConditionNode } from "../ast/condition-node.js";
 import { compareNode } from "../ast/condition-node.js";
 import { expressionNode } from "../ast/expression.js";
-import { isTypedExpression } from "../ast/expression-node.js";
+import { isTypedExpression } from "../ast/is-typed-expression.js";
 import type { JoinKind, QueryParts, SelectionNode, SourceMeta } from "../ast/query-node.js";
 import { freshQueryParts, joinNode, NO_PARTS, selectionNode } from "../ast/query-node.js";
 import { outerJoinedAliases } from "../ast/row-nesting.js";
@@ -123,21 +123,11 @@ export function resolveSelections(scope: QueryScope | SelectNode["table"], spec:
         const inner = node.select.columns[0] as ColumnMeta;
         return selectionNode(key, node, resultColumn(inner, key, inner.kind, false, conversionNameOf(inner)));
       }
-      case "arithmetic":
-      case "negate":
-      case "functionCall":
-      case "case":
-      case "cast":
-      case "comparison":
-      case "aggregateOf":
-      case "datetimeTrunc":
-      case "datetimeField":
-      case "datetimeShift":
-      case "datetimeDiff":
-      case "literal":
-        refuseWindowValue(node, at);
-        return selectionNode(key, node, typedResult(node.type, key));
       default:
+        if (isTypedExpression(node)) {
+          refuseWindowValue(node, at);
+          return selectionNode(key, node, typedResult(node.type, key));
+        }
         throw new ValidationError(
           `${at}: a ${node.kind} expression has no declared type; select a field, an aggregate (q.count(), q.sum(...)) or scalar(subquery), or use a typed raw query`,
         );

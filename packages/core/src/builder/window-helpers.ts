@@ -1,7 +1,8 @@
 import type { Expression } from "../ast/expression.js";
 import { brandExpression, brandExpressionWith, expressionNode } from "../ast/expression.js";
 import type { AggregateOfNode } from "../ast/expression-node.js";
-import { isTypedExpression, valueType } from "../ast/expression-node.js";
+import { valueType } from "../ast/expression-node.js";
+import { isTypedExpression } from "../ast/is-typed-expression.js";
 import type { AggregateNode, ValueNode } from "../ast/value-node.js";
 import { paramNode, sourceColumnNode } from "../ast/value-node.js";
 import type {

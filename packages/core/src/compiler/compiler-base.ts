@@ -1,5 +1,6 @@
 import { expressionNode } from "../ast/expression.js";
 import type { TypedExpressionNode } from "../ast/expression-node.js";
+import { isTypedExpression } from "../ast/is-typed-expression.js";
 import type { SelectionNode } from "../ast/query-node.js";
 import type { SelectNode } from "../ast/statement-node.js";
 import type { AggregateNode, PlaceholderNode, ValueNode } from "../ast/value-node.js";
@@ -231,20 +232,8 @@ export abstract class CompilerBase {
         return this.quoteIdentifier(node.key);
       case "window":
         return this.window(node, ctx);
-      case "arithmetic":
-      case "negate":
-      case "functionCall":
-      case "case":
-      case "cast":
-      case "comparison":
-      case "aggregateOf":
-      case "datetimeTrunc":
-      case "datetimeField":
-      case "datetimeShift":
-      case "datetimeDiff":
-      case "literal":
-        return this.typedExpression(node, ctx);
       default:
+        if (isTypedExpression(node)) return this.typedExpression(node, ctx);
         return exhaustive(node);
     }
   }

@@ -6,7 +6,7 @@ import type {
   StringFunction,
   TypedExpressionNode,
 } from "../ast/expression-node.js";
-import { isTypedExpression } from "../ast/expression-node.js";
+import { isTypedExpression } from "../ast/is-typed-expression.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { typeOf } from "../expression/value-type.js";
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";

@@ -1,5 +1,5 @@
 import type { ConditionNode } from "../ast/condition-node.js";
-import { isTypedExpression } from "../ast/expression-node.js";
+import { isTypedExpression } from "../ast/is-typed-expression.js";
 import type { JoinNode, QueryParts, SelectionNode } from "../ast/query-node.js";
 import { NO_PARTS } from "../ast/query-node.js";
 import { outerJoinedAliases, readsOuterJoined } from "../ast/row-nesting.js";

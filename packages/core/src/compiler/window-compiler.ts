@@ -1,5 +1,5 @@
 import type { AggregateOfNode } from "../ast/expression-node.js";
-import { isTypedExpression } from "../ast/expression-node.js";
+import { isTypedExpression } from "../ast/is-typed-expression.js";
 import type { QueryParts } from "../ast/query-node.js";
 import { outerJoinedAliases, readsOuterJoined } from "../ast/row-nesting.js";
 import type { SelectNode } from "../ast/statement-node.js";

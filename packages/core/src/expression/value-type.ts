@@ -1,6 +1,7 @@
 import { expressionNode } from "../ast/expression.js";
 import type { ValueType } from "../ast/expression-node.js";
 import { valueType } from "../ast/expression-node.js";
+import { isTypedExpression } from "../ast/is-typed-expression.js";
 import type { ValueNode } from "../ast/value-node.js";
 import { paramNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
@@ -87,21 +88,8 @@ export function typeOf(node: ValueNode): ValueType | undefined {
       return valueType("datetime", false);
     case "exists":
       return valueType("boolean", false);
-    case "arithmetic":
-    case "negate":
-    case "functionCall":
-    case "case":
-    case "cast":
-    case "comparison":
-    case "aggregateOf":
-    case "datetimeTrunc":
-    case "datetimeField":
-    case "datetimeShift":
-    case "datetimeDiff":
-    case "literal":
-      return node.type;
     default:
-      return undefined;
+      return isTypedExpression(node) ? node.type : undefined;
   }
 }
 
