@@ -6,6 +6,7 @@ import type { ValueNode } from "../ast/value-node.js";
 import { paramNode } from "../ast/value-node.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnKind, ColumnMeta } from "../schema/column-meta.js";
+import { plainColumnSpec } from "../schema/plain-column-spec.js";
 import { describe, isDateValue } from "./assert-bindable.js";
 
 /** Kinds that compare, sort and compute together (numbers promote among themselves, see numberKind). */
@@ -34,17 +35,7 @@ export function kindColumn(kind: ColumnKind): ColumnMeta {
   let column = kindColumns.get(kind);
   if (column === undefined) {
     column = Object.freeze({
-      kind,
-      notNull: false,
-      primaryKey: false,
-      unique: false,
-      default: undefined,
-      enumValues: undefined,
-      length: undefined,
-      precision: undefined,
-      scale: undefined,
-      references: undefined,
-      dbName: undefined,
+      ...plainColumnSpec(kind),
       field: "value",
       name: "value",
       table: "expression",

@@ -1,6 +1,7 @@
 import type { Expression } from "../ast/expression.js";
 import { expressionNode } from "../ast/expression.js";
 import type { ColumnKind, ColumnReference, ColumnSpec } from "./column-meta.js";
+import { plainColumnSpec } from "./plain-column-spec.js";
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -68,20 +69,7 @@ export class Column<T, N extends boolean = false, D extends boolean = false, K e
 }
 
 function make<T, K extends ColumnKind>(kind: K, extra: Partial<ColumnSpec> = {}): Column<T, false, false, K> {
-  return new Column<T, false, false, K>({
-    kind,
-    notNull: false,
-    primaryKey: false,
-    unique: false,
-    default: undefined,
-    enumValues: undefined,
-    length: undefined,
-    precision: undefined,
-    scale: undefined,
-    references: undefined,
-    dbName: undefined,
-    ...extra,
-  });
+  return new Column<T, false, false, K>({ ...plainColumnSpec(kind), ...extra });
 }
 
 export const column = {
