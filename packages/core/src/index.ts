@@ -145,8 +145,9 @@ export { count, exists, notExists, ref, scalar } from "./builder/query-helpers.j
 export type { RelatedFilter } from "./builder/related.js";
 export { related } from "./builder/related.js";
 export { applySchemaChange, applySchemaSteps, runSchemaStep, schemaStepStatement, schemaSteps } from "./builder/schema-steps.js";
-export type { OrderByOptions, OrderKey, SelectWhere } from "./builder/select-builder.js";
-export { SelectBuilder, select } from "./builder/select-builder.js";
+export { select } from "./builder/select.js";
+export { SelectBuilder } from "./builder/select-builder.js";
+export type { OrderByOptions, OrderKey, SelectWhere } from "./builder/select-types.js";
 export type { Subquery } from "./builder/subquery.js";
 export type { DeclaredKind, DeclaredRow, KindTypes } from "./builder/typed-raw.js";
 export { UpdateBuilder, update } from "./builder/update-builder.js";

@@ -11,7 +11,7 @@ import type { CompoundRow, MatchingColumns } from "../types/set-types.js";
 import type { Executable } from "./executable.js";
 import { isExecutable, markExecutable } from "./executable.js";
 import { conversionNameOf, derivedColumn } from "./result-columns.js";
-import type { OrderByOptions } from "./select-builder.js";
+import type { OrderByOptions } from "./select-types.js";
 
 /** A query a set operation takes as a part: a select, or another set operation. */
 export type SetPart<R> = Executable<R>;

@@ -15,7 +15,8 @@ import type { Condition } from "./condition.js";
 import { or } from "./condition.js";
 import { op } from "./op.js";
 import { resolveFields } from "./resolve-fields.js";
-import { SelectBuilder, select } from "./select-builder.js";
+import { select } from "./select.js";
+import { SelectBuilder } from "./select-builder.js";
 import { makeSubquery } from "./subquery.js";
 
 type Quantifier = "some" | "none" | "every";

@@ -1,29 +1,16 @@
 import { andNodes } from "../ast/condition-node.js";
 import type { Expression } from "../ast/expression.js";
-import { expressionNode } from "../ast/expression.js";
-import { isTypedExpression } from "../ast/is-typed-expression.js";
 import type { JoinKind } from "../ast/query-node.js";
 import type { RelationPlan } from "../ast/relation-node.js";
-import type { OrderByItem, SelectNode, StatementNode, SubqueryNode } from "../ast/statement-node.js";
-import { orderByItem, selectNode, subqueryNode } from "../ast/statement-node.js";
-import { outputColumnNode } from "../ast/value-node.js";
+import type { SelectNode, StatementNode, SubqueryNode } from "../ast/statement-node.js";
+import { selectNode, subqueryNode } from "../ast/statement-node.js";
 import { ValidationError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
 import type { Model, ModelClass } from "../schema/model.js";
 import type { TableMeta } from "../schema/table-meta.js";
-import { columnOf, tableMeta } from "../schema/table-meta.js";
-import type { FieldCondition, FieldOf, RowOf, Simplify, WhereArg } from "../types/model-types.js";
-import type {
-  AllNullable,
-  JoinedRow,
-  NoSources,
-  QueryWhereArg,
-  RefOf,
-  SelectionRow,
-  SelectionSpec,
-  Sources,
-  WithSource,
-} from "../types/query-types.js";
+import { columnOf } from "../schema/table-meta.js";
+import type { FieldCondition, FieldOf, RowOf } from "../types/model-types.js";
+import type { AllNullable, JoinedRow, NoSources, RefOf, SelectionRow, SelectionSpec, Sources, WithSource } from "../types/query-types.js";
 import type {
   CountResult,
   CountSpec,
@@ -36,6 +23,7 @@ import type {
   WithSpec,
 } from "../types/relation-types.js";
 import type { CompoundRow, MatchingColumns } from "../types/set-types.js";
+import { addOrderBy } from "./add-order-by.js";
 import type { SetPart } from "./compound-builder.js";
 import { CompoundBuilder, setOperation } from "./compound-builder.js";
 import type { Condition } from "./condition.js";
@@ -47,36 +35,18 @@ import { resolveLock } from "./lock-options.js";
 import type { QueryHelpers } from "./query-helpers.js";
 import { queryHelpers } from "./query-helpers.js";
 import type { QueryScope } from "./query-scope.js";
-import { refColumn, rootScope, scopeOf } from "./query-scope.js";
+import { scopeOf } from "./query-scope.js";
 import { withCounts, withLoads } from "./relation-plan.js";
 import { resolveFields } from "./resolve-fields.js";
 import { resolveWhere } from "./resolve-where.js";
-import { freezeSelect, nonNegativeInteger, orderItem, selectionOf, withSelect } from "./select-clauses.js";
+import { freezeSelect, nonNegativeInteger, withSelect } from "./select-clauses.js";
 import { addJoin, checkSelect, resolveGroupBy, resolveHaving, resolveSelections, selectionColumns, withParts } from "./select-parts.js";
 import { relatedJoin, relatedSelect } from "./select-relations.js";
-import { sourceMeta } from "./source-meta.js";
+import type { JoinOn, OrderByOptions, OrderKey, SelectWhere, SingleValue } from "./select-types.js";
 import type { Subquery } from "./subquery.js";
 import { makeSubquery, markSubquery } from "./subquery.js";
-import { refuseWindowValue } from "./window-rules.js";
 
 export type { ForUpdateOptions, LockTarget } from "./lock-options.js";
-
-export interface OrderByOptions {
-  /** NULLS FIRST / NULLS LAST, the same on every database (emulated where the syntax is missing). */
-  nulls?: "first" | "last";
-}
-
-/** What `.where()` takes: the model's where language, or with named sources `"alias.field"` keys too. */
-export type SelectWhere<I, S extends Sources> = [keyof S] extends [never] ? WhereArg<I> : QueryWhereArg<I, S>;
-
-/** A join's condition: two references compared for equality, or a condition over every source so far. */
-type JoinOn<I, S extends Sources> = QueryWhereArg<I, S>;
-
-/** Keys a select may be ordered by: references, and the projection's own keys. */
-export type OrderKey<I, R, S extends Sources> = RefOf<I, S> | Exclude<keyof R & string, keyof S>;
-
-/** The value type of a one-column select (what `in` / `notIn` and `scalar()` compare with). */
-type SingleValue<R> = { [K in keyof R]: Exclude<R[K], null> }[keyof R];
 
 /**
  * A SELECT. `I` is the root model, `R` the row type, `S` the named sources (by alias) once the root
@@ -168,30 +138,9 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
     direction: "asc" | "desc" = "asc",
     options?: OrderByOptions,
   ): SelectBuilder<I, R, S> {
-    if (direction !== "asc" && direction !== "desc") throw new ValidationError(`orderBy: direction must be "asc" or "desc"`);
     const node = this.#node;
-    const previous = node.orderBy;
-    const expression = expressionNode(key);
-    if (expression !== undefined) {
-      if (!isTypedExpression(expression))
-        throw new ValidationError("orderBy: takes a field, a projection key or a typed expression (fn.*, q.*)");
-      refuseWindowValue(expression, "orderBy");
-      const nulls = options?.nulls;
-      if (nulls !== undefined && nulls !== "first" && nulls !== "last")
-        throw new ValidationError(`orderBy: nulls must be "first" or "last"`);
-      return this.#next(withSelect(node, "orderBy", Object.freeze([...previous, orderByItem(undefined, expression, direction, nulls)])));
-    }
-    if (node.parts === undefined && options === undefined) {
-      const shared = orderItem(columnOf(node.table, key as string, "orderBy"), direction);
-      return this.#next(withSelect(node, "orderBy", previous.length === 0 ? shared.alone : Object.freeze([...previous, shared.item])));
-    }
-    const nulls = options?.nulls;
-    if (nulls !== undefined && nulls !== "first" && nulls !== "last") throw new ValidationError(`orderBy: nulls must be "first" or "last"`);
-    const output = selectionOf(node.parts?.selections, key as string) !== undefined;
-    const item = output
-      ? orderByItem(undefined, outputColumnNode(key as string), direction, nulls)
-      : orderByItem(refColumn(this.#scopeNow(), key, "orderBy"), undefined, direction, nulls);
-    return this.#next(withSelect(node, "orderBy", Object.freeze([...previous, item])));
+    const orderBy = addOrderBy(node, key, direction, options, () => this.#scopeNow());
+    return this.#next(withSelect(node, "orderBy", orderBy));
   }
 
   limit(count: number): SelectBuilder<I, R, S> {
@@ -439,32 +388,3 @@ export class SelectBuilder<I extends Model, R, S extends Sources = NoSources> im
     return this.#next(node);
   }
 }
-
-/**
- * Selects every column of a model, or only the listed fields (rows then carry exactly those fields).
- * With an alias, `select(Order, "o")`, clauses may name `"o.field"` and the query may join.
- */
-export function select<M extends ModelClass>(model: M): SelectBuilder<InstanceType<M>, RowOf<InstanceType<M>>>;
-// The alias overload's A also admits a field list, so that `select<typeof M, readonly ["id"]>` (an
-// instantiation expression, which takes every overload of its arity) still names the fields overload last.
-export function select<M extends ModelClass, A extends string | readonly unknown[]>(
-  model: M,
-  alias: A & string,
-): SelectBuilder<InstanceType<M>, RowOf<InstanceType<M>>, { [K in A & string]: { readonly i: InstanceType<M>; readonly n: false } }>;
-export function select<M extends ModelClass, const K extends readonly FieldOf<InstanceType<M>>[]>(
-  model: M,
-  fields: K,
-): SelectBuilder<InstanceType<M>, Simplify<Pick<RowOf<InstanceType<M>>, K[number]>>>;
-export function select(model: ModelClass, fields?: readonly string[] | string): SelectBuilder<any, any, any> {
-  const table = tableMeta(model);
-  if (typeof fields === "string") {
-    const root = sourceMeta(table, fields, () => `select(${model.name})`);
-    const parts = withParts(undefined, "root", root);
-    const node = selectNode(table, root.columns, undefined, NO_ORDER, undefined, undefined, undefined, parts);
-    return new SelectBuilder(node, FRESH, rootScope(table, root));
-  }
-  const columns = fields === undefined ? table.columns : resolveFields(table, fields, `select(${model.name})`);
-  return new SelectBuilder(selectNode(table, columns, undefined, NO_ORDER, undefined, undefined, undefined, undefined), FRESH);
-}
-
-const NO_ORDER: readonly OrderByItem[] = Object.freeze([]);

@@ -6,7 +6,8 @@ import type { ModelClass } from "../schema/model.js";
 import { relationOf } from "../schema/relation-meta.js";
 import { tableMeta } from "../schema/table-meta.js";
 import type { RelatedSelect } from "./relation-plan.js";
-import { SelectBuilder, select } from "./select-builder.js";
+import { select } from "./select.js";
+import { SelectBuilder } from "./select-builder.js";
 
 /**
  * A `.with()` / `.withCount()` entry's related select: the model's select, refined by the entry's

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { insert } from "../builder/insert-builder.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import type { Engine, EngineOptions } from "../engine/engine.js";
 import type { QueryEvent } from "../engine/query-event.js";
 import { StreamEndedTransactionError } from "../errors.js";

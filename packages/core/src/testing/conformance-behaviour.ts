@@ -2,7 +2,7 @@ import { expect, it } from "vitest";
 import { deleteFrom } from "../builder/delete-builder.js";
 import { insert } from "../builder/insert-builder.js";
 import { op } from "../builder/op.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import type { Engine, EngineOptions } from "../engine/engine.js";
 import type { QueryEvent } from "../engine/query-event.js";
 import { ConstraintViolationError, NoResultError, QueryError, TooManyResultsError } from "../errors.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cte, cteRecursive } from "../builder/cte.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import type { Engine } from "../engine/engine.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { ConformanceCustomer as Customer, ConformanceOrder as Order } from "./conformance-models.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { op } from "../builder/op.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import type { Engine } from "../engine/engine.js";
 import { QueryError, UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { col, fn } from "../expression/fn.js";

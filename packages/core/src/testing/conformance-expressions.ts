@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import { update } from "../builder/update-builder.js";
 import type { Engine } from "../engine/engine.js";
 import { UnsupportedFeatureError } from "../errors.js";

@@ -3,7 +3,7 @@ import { and, or } from "../builder/condition.js";
 import { insert } from "../builder/insert-builder.js";
 import { op } from "../builder/op.js";
 import { count, exists, notExists, ref, scalar } from "../builder/query-helpers.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import type { Engine } from "../engine/engine.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { sql } from "../expression/sql.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insert } from "../builder/insert-builder.js";
 import { scalar } from "../builder/query-helpers.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import type { Engine } from "../engine/engine.js";
 import { ValidationError } from "../errors.js";
 import { ConformanceTicket as Ticket } from "./conformance-models.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { deleteFrom } from "../builder/delete-builder.js";
 import { insert } from "../builder/insert-builder.js";
 import { op } from "../builder/op.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import type { Dialect } from "../dialect/dialect.js";
 import type { Driver, DriverConfig, DriverConnection, DriverQuery } from "../dialect/driver.js";
 import type { Engine, EngineOptions } from "../engine/engine.js";

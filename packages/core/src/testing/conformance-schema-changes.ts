@@ -4,7 +4,7 @@ import type { TableDescriptionRow } from "../builder/ddl.js";
 import { describeTable } from "../builder/ddl.js";
 import { insert } from "../builder/insert-builder.js";
 import { applySchemaChange, applySchemaSteps, schemaSteps } from "../builder/schema-steps.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import { update } from "../builder/update-builder.js";
 import type { Engine } from "../engine/engine.js";
 import { ConstraintViolationError, QueryError, UnsupportedFeatureError } from "../errors.js";

@@ -1,7 +1,7 @@
 import { dropTable } from "../builder/ddl.js";
 import { insert } from "../builder/insert-builder.js";
 import { applySchemaChange } from "../builder/schema-steps.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import type { Engine } from "../engine/engine.js";
 import { UnsupportedFeatureError } from "../errors.js";
 import { column } from "../schema/column.js";

@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import { cte, cteRecursive } from "../builder/cte.js";
 import type { Executable } from "../builder/executable.js";
 import { ref } from "../builder/query-helpers.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import { update } from "../builder/update-builder.js";
 import type { Engine } from "../engine/engine.js";
 import { sql } from "../expression/sql.js";

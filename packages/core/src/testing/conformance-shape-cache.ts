@@ -5,7 +5,7 @@ import { deleteFrom } from "../builder/delete-builder.js";
 import type { Executable } from "../builder/executable.js";
 import { insert } from "../builder/insert-builder.js";
 import { op } from "../builder/op.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import { update } from "../builder/update-builder.js";
 import type { SqlCompiler } from "../compiler/sql-compiler.js";
 import { toNode } from "../engine/executor.js";

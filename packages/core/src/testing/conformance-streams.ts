@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { deleteFrom } from "../builder/delete-builder.js";
 import { insert } from "../builder/insert-builder.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import type { Engine, EngineOptions } from "../engine/engine.js";
 import type { QueryEvent } from "../engine/query-event.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";

@@ -4,7 +4,7 @@ import { deleteFrom } from "../builder/delete-builder.js";
 import { insert } from "../builder/insert-builder.js";
 import { op } from "../builder/op.js";
 import { ref } from "../builder/query-helpers.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import { update } from "../builder/update-builder.js";
 import type { Engine } from "../engine/engine.js";
 import { ValidationError } from "../errors.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { ConformanceCustomer as Customer, ConformanceOrder as Order } from "./conformance-models.js";
 import type { useShop } from "./conformance-queries.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import type { Engine } from "../engine/engine.js";
 import { UnsupportedFeatureError, ValidationError } from "../errors.js";
 import { ConformanceCustomer as Customer, ConformanceOrder as Order } from "./conformance-models.js";

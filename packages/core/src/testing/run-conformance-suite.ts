@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deleteFrom } from "../builder/delete-builder.js";
 import { insert } from "../builder/insert-builder.js";
-import { select } from "../builder/select-builder.js";
+import { select } from "../builder/select.js";
 import type { Dialect } from "../dialect/dialect.js";
 import type { Engine, EngineOptions } from "../engine/engine.js";
 import { createEngine } from "../engine/engine.js";

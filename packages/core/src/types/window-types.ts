@@ -1,5 +1,5 @@
 import type { Expression } from "../ast/expression.js";
-import type { OrderByOptions } from "../builder/select-builder.js";
+import type { OrderByOptions } from "../builder/select-types.js";
 import type { RefOf, Sources } from "./query-types.js";
 
 declare const windowBrand: unique symbol;
