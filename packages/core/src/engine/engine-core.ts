@@ -7,6 +7,7 @@ import { redactUrl, urlSecrets } from "../dialect/registry.js";
 import type { QueryError } from "../errors.js";
 import { queryErrorClass, StreamOpenError } from "../errors.js";
 import type { ColumnMeta } from "../schema/column-meta.js";
+import { DeadlineQueue } from "./deadline-queue.js";
 import type { QueryEvent } from "./query-event.js";
 import type { ExecutedQuery } from "./query-result.js";
 import { REDACTED, redactedCopy, redactText, secretsOf } from "./redact-secrets.js";
@@ -61,6 +62,8 @@ export class EngineCore {
   #lastColumns: readonly ColumnMeta[] | undefined;
   #lastHoldsBigInt: boolean | undefined;
   #lastDecoder: RowDecoder | undefined;
+  /** The `acquireTimeoutMs` of acquires waiting for a connection, on one timer (made at the first acquire). */
+  #acquireDeadlines: DeadlineQueue | undefined;
 
   constructor(dialect: Dialect, settings: EngineSettings) {
     this.dialect = dialect;
@@ -145,21 +148,23 @@ export class EngineCore {
         throw this.typedError(error, CONNECT);
       });
     }
+    this.#acquireDeadlines ??= new DeadlineQueue(limit);
+    const deadlines = this.#acquireDeadlines;
     return new Promise((resolve, reject) => {
       let late = false;
-      const timer = setTimeout(() => {
+      const deadline = deadlines.add(() => {
         late = true;
         reject(this.#poolTimeout(limit));
-      }, limit);
+      });
       pending.then(
         (connection) => {
           if (!late) {
-            clearTimeout(timer);
+            deadlines.remove(deadline);
             resolve(connection);
           } else void Promise.resolve(connection.release(false)).catch(() => {});
         },
         (error: unknown) => {
-          clearTimeout(timer);
+          deadlines.remove(deadline);
           if (!late) reject(this.typedError(error, CONNECT));
         },
       );
