@@ -186,12 +186,12 @@ async function claimTwoStep(
   const found = (await tx.execute(candidates(q, plan, options, level, among)).all()) as Record<string, unknown>[];
   const ids = found.map((r) => r[q.f.id]);
   if (ids.length === 0) return [];
-  const statement = update(q.model)
-    .set(claimSet(q) as any)
-    .where({ [q.f.id]: op.in(ids) } as any);
+  // The UPDATE ... SET and the re-read's SELECT are the same every claim: only the ids are built per batch.
+  const byIds = { [q.f.id]: op.in(ids) };
+  const statement = cachedStatement(q, "claimUpdate", () => update(q.model).set(claimSet(q) as any)).where(byIds as any);
   if (plan.returning) return (await tx.execute(statement.returning()).all()) as Record<string, unknown>[];
   await tx.execute(statement).rowsAffected();
-  return (await tx.execute(select(q.model).where({ [q.f.id]: op.in(ids) } as any)).all()) as Record<string, unknown>[];
+  return (await tx.execute(cachedStatement(q, "reread", () => select(q.model)).where(byIds as any)).all()) as Record<string, unknown>[];
 }
 
 export function sortDue(q: QueueTable, rows: Record<string, unknown>[]): Record<string, unknown>[] {
