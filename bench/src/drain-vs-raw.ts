@@ -155,6 +155,7 @@ async function countOne(c: Contender, n: number): Promise<string> {
 async function race(db: string, contenders: Contender[]) {
   const times = new Map(contenders.map((c) => [c.name, [] as number[]]));
   const cpu = new Map(contenders.map((c) => [c.name, [] as number[]]));
+  const sys = new Map(contenders.map((c) => [c.name, [] as number[]]));
   for (const c of contenders) {
     await c.load(jobs);
     await c.drain(jobs);
@@ -173,13 +174,14 @@ async function race(db: string, contenders: Contender[]) {
       if (done !== jobs) throw new Error(`${c.name}: drained ${done} of ${jobs} jobs`);
       times.get(c.name)?.push(elapsed);
       cpu.get(c.name)?.push((used.user + used.system) / 1000);
+      sys.get(c.name)?.push(used.system / 1000);
     }
   }
   const raw = times.get(contenders[contenders.length - 1]?.name as string) as number[];
   console.log(`\n${db}: ${jobs} jobs, ${DRAIN.workers} workers, batch ${DRAIN.batch}, ${rounds} rounds; load ${loadBefore} → ${load()}`);
   for (const c of contenders) {
     const t = times.get(c.name) as number[];
-    const line = `  ${c.name}: median ${Math.round(median(t))} ms (${t.map(Math.round).join(" / ")}), CPU ${Math.round(median(cpu.get(c.name) as number[]))} ms`;
+    const line = `  ${c.name}: median ${Math.round(median(t))} ms (${t.map(Math.round).join(" / ")}), CPU ${Math.round(median(cpu.get(c.name) as number[]))} ms (system ${Math.round(median(sys.get(c.name) as number[]))})`;
     if (t === raw) {
       console.log(line);
       continue;
