@@ -5,6 +5,56 @@ import type { EngineCore } from "./engine-core.js";
 
 const noop = (): void => {};
 
+/**
+ * The checks of one engine's transaction guards on a single timer, set for the nearest. A guard whose
+ * transaction ends leaves the set; the timer is left to fire and, with no guard left, stops. A timer
+ * per transaction (set at BEGIN, cleared at COMMIT a moment later) cost a queue's claim transaction
+ * more than its own bookkeeping.
+ */
+class GuardClock {
+  readonly #guards = new Set<TransactionGuard>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #at = Number.POSITIVE_INFINITY;
+  #ticking = false;
+
+  watch(guard: TransactionGuard): void {
+    this.#guards.add(guard);
+    if (!this.#ticking && (this.#timer === undefined || guard.checkAt < this.#at)) this.#arm(guard.checkAt);
+  }
+
+  unwatch(guard: TransactionGuard): void {
+    this.#guards.delete(guard);
+  }
+
+  #arm(at: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#at = at;
+    this.#timer = setTimeout(() => this.#tick(), Math.max(1, Math.ceil(at - performance.now())));
+    this.#timer.unref?.();
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    this.#at = Number.POSITIVE_INFINITY;
+    this.#ticking = true;
+    try {
+      const now = performance.now();
+      for (const guard of [...this.#guards]) {
+        if (guard.checkAt > now) continue;
+        this.#guards.delete(guard);
+        guard.check();
+      }
+    } finally {
+      this.#ticking = false;
+    }
+    let next = Number.POSITIVE_INFINITY;
+    for (const guard of this.#guards) next = Math.min(next, guard.checkAt);
+    if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
+  }
+}
+
+const clocks = new WeakMap<EngineCore, GuardClock>();
+
 /** What the guard watches of a transaction's statement queue (see Transaction). */
 export interface GuardedLane {
   /** Statements issued and not yet settled. */
@@ -31,7 +81,9 @@ export class TransactionGuard {
   /** The lane's ranAtOnce at the last check, and the check's time when it had moved since the one before. */
   #ranAtOnce = 0;
   #ranSeenAt = Number.NEGATIVE_INFINITY;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #clock: GuardClock;
+  /** performance.now() when the clock is to call check() next (while watched). */
+  checkAt = Number.POSITIVE_INFINITY;
   #reject!: (error: QueryError) => void;
   #settle!: () => void;
   /** Rejects with the timeout error when the guard fires; never resolves. */
@@ -53,14 +105,18 @@ export class TransactionGuard {
       this.#settle = resolve;
     });
     core.openTransactions.add(this);
-    this.#arm();
+    let clock = clocks.get(core);
+    if (clock === undefined) clocks.set(core, (clock = new GuardClock()));
+    this.#clock = clock;
+    this.check();
   }
 
   get fired(): QueryError | undefined {
     return this.#lane.expired;
   }
 
-  #arm(): void {
+  /** Fires the guard when a bound has passed; otherwise asks the clock to check again when one may have. */
+  check(): void {
     const { idleInTransactionTimeoutMs: idle, transactionTimeoutMs: total } = this.#core.settings;
     if (idle === 0 && total === 0) return;
     const now = performance.now();
@@ -86,8 +142,8 @@ export class TransactionGuard {
         next = Math.min(next, idle - idleFor, idle / 8);
       } else next = Math.min(next, idle);
     }
-    this.#timer = setTimeout(() => this.#arm(), Math.max(1, Math.ceil(next)));
-    this.#timer.unref?.();
+    this.checkAt = now + Math.max(1, Math.ceil(next));
+    this.#clock.watch(this);
   }
 
   /** Ends the transaction now (close()): as a timeout, with the reason in the message. */
@@ -96,7 +152,7 @@ export class TransactionGuard {
   }
 
   #fire(what: string): void {
-    clearTimeout(this.#timer);
+    this.#clock.unwatch(this);
     const ErrorClass = queryErrorClass("transaction-timeout");
     const error = new ErrorClass({
       message: `${this.#core.dialect.name}: the transaction ${what}; it was rolled back, and statements issued on it from now on are refused`,
@@ -119,8 +175,7 @@ export class TransactionGuard {
 
   /** The callback is done (or the transaction ended): no timer fires any more. */
   stop(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#clock.unwatch(this);
   }
 
   /** The transaction has ended and its connection is released. */
