@@ -2,6 +2,7 @@ import { drain } from "@tempest-db-js/queue-recipes";
 import type pg from "pg";
 import { createEngine } from "tempest-db-js";
 import { PG_URL } from "../lib/env.js";
+import { idsByAttempts } from "../lib/ids-by-attempts.js";
 import { queueModel } from "../lib/models.js";
 import { DRAIN, loadPostgresJobs, rawPostgresSql } from "./queue-drain-postgres.js";
 
@@ -59,12 +60,7 @@ export async function rawPgDeleteDrain(pool: pg.Pool, table: string): Promise<vo
       const { rows } = await retryDeadlock(() => pool.query({ name: `claim_${table}`, text: claim, values: ["sending", "queued", 0.001] }));
       if (rows.length === 0) return;
       await Promise.all(rows.map(async (row) => noop(row)));
-      const byAttempts = new Map<number, string[]>();
-      for (const row of rows) {
-        const group = byAttempts.get(row.attempts);
-        if (group) group.push(row.id);
-        else byAttempts.set(row.attempts, [row.id]);
-      }
+      const byAttempts = idsByAttempts(rows);
       for (const [attempts, ids] of byAttempts)
         await retryDeadlock(() => pool.query({ name: `delete_${table}`, text: settle, values: [ids, "sending", attempts] }));
     }

@@ -6,6 +6,7 @@ import { createEngine, sql } from "tempest-db-js";
 import type { DrainCase } from "../lib/drain-runner.js";
 import { raceDrains } from "../lib/drain-runner.js";
 import { MYSQL_URL } from "../lib/env.js";
+import { idsByAttempts } from "../lib/ids-by-attempts.js";
 import { queueModel } from "../lib/models.js";
 import type { SectionResult } from "../lib/report.js";
 import { check, ratio } from "../lib/report.js";
@@ -66,12 +67,7 @@ export async function rawMysqlDrain(pool: Pool, table: string): Promise<void> {
       }
       if (rows.length === 0) return;
       await Promise.all(rows.map(async (row) => noop(row)));
-      const byAttempts = new Map<number, string[]>();
-      for (const row of rows) {
-        const group = byAttempts.get(row.attempts);
-        if (group) group.push(row.id);
-        else byAttempts.set(row.attempts, [row.id]);
-      }
+      const byAttempts = idsByAttempts(rows as { id: string; attempts: number }[]);
       for (const [attempts, ids] of byAttempts) await pool.execute(q.complete(ids.length), ["sent", ...ids, "sending", attempts]);
     }
   };

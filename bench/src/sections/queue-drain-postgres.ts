@@ -9,6 +9,7 @@ import { createEngine, sql } from "tempest-db-js";
 import type { DrainCase } from "../lib/drain-runner.js";
 import { raceDrains } from "../lib/drain-runner.js";
 import { PG_URL } from "../lib/env.js";
+import { idsByAttempts } from "../lib/ids-by-attempts.js";
 import { queueModel } from "../lib/models.js";
 import type { SectionResult } from "../lib/report.js";
 import { check, ratio } from "../lib/report.js";
@@ -54,12 +55,7 @@ export async function rawPgDrain(pool: pg.Pool, table: string, prepared: boolean
       );
       if (rows.length === 0) return;
       await Promise.all(rows.map(async (row) => noop(row)));
-      const byAttempts = new Map<number, string[]>();
-      for (const row of rows) {
-        const group = byAttempts.get(row.attempts);
-        if (group) group.push(row.id);
-        else byAttempts.set(row.attempts, [row.id]);
-      }
+      const byAttempts = idsByAttempts(rows);
       for (const [attempts, ids] of byAttempts) {
         const values = ["sent", ids, "sending", attempts];
         await pool.query(prepared ? { name: `complete_${table}`, text: q.complete, values } : { text: q.complete, values });

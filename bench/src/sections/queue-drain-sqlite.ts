@@ -8,6 +8,7 @@ import Database from "better-sqlite3";
 import { createEngine } from "tempest-db-js";
 import type { DrainCase } from "../lib/drain-runner.js";
 import { raceDrains } from "../lib/drain-runner.js";
+import { idsByAttempts } from "../lib/ids-by-attempts.js";
 import { queueModel } from "../lib/models.js";
 import type { SectionResult } from "../lib/report.js";
 import { check, ratio } from "../lib/report.js";
@@ -58,12 +59,7 @@ export function rawSqliteDrain(db: Database.Database, table: string): Promise<vo
       const rows = claimTx.immediate();
       if (rows.length === 0) return;
       await Promise.all(rows.map(async (row) => noop(row)));
-      const byAttempts = new Map<number, string[]>();
-      for (const row of rows) {
-        const group = byAttempts.get(row.attempts);
-        if (group) group.push(row.id);
-        else byAttempts.set(row.attempts, [row.id]);
-      }
+      const byAttempts = idsByAttempts(rows);
       for (const [attempts, ids] of byAttempts) {
         let complete = completes.get(ids.length);
         if (!complete) completes.set(ids.length, (complete = db.prepare(q.complete(ids.length))));
