@@ -18,6 +18,26 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
     await engine.close();
   });
 
+  /** Four messages queued, two claimed; the first of them then reclaimed by another worker, under a newer token. */
+  async function claimTwoLosingTheFirst(name: string) {
+    const { Outbound } = await freshTokenQueue(engine, name);
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: 4 }, () => ({ consumer: "c" })),
+    );
+    const mine = await claimBatch(engine, Outbound, { size: 2 });
+    const lost = mine[0] as (typeof mine)[number];
+    await engine
+      .execute(
+        update(Outbound)
+          .set({ claimToken: lost.claimToken + 1 })
+          .where({ id: lost.id }),
+      )
+      .rowsAffected();
+    return { Outbound, mine, lost };
+  }
+
   it("settles one batch and claims the next in one statement", async () => {
     const { Outbound } = await freshTokenQueue(engine, "fused_one");
     await enqueue(
@@ -127,22 +147,7 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
   });
 
   it("fences the settlement: a claim reclaimed and taken again is stale, and is not marked sent", async () => {
-    const { Outbound } = await freshTokenQueue(engine, "fused_fence");
-    await enqueue(
-      engine,
-      Outbound,
-      Array.from({ length: 4 }, () => ({ consumer: "c" })),
-    );
-    const mine = await claimBatch(engine, Outbound, { size: 2 });
-    const lost = mine[0] as (typeof mine)[number];
-    // Another worker reclaimed the first message and holds it with a newer token.
-    await engine
-      .execute(
-        update(Outbound)
-          .set({ claimToken: lost.claimToken + 1 })
-          .where({ id: lost.id }),
-      )
-      .rowsAffected();
+    const { Outbound, mine, lost } = await claimTwoLosingTheFirst("fused_fence");
     const { settled, claimed } = await settleAndClaim(engine, Outbound, mine, { size: 5 });
     expect(settled).toEqual({ applied: 1, stale: 1 });
     expect(claimed).toHaveLength(2);
@@ -198,21 +203,7 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
   });
 
   it("with onSent: delete, fences the settlement: a claim taken again by another worker is stale and not deleted", async () => {
-    const { Outbound } = await freshTokenQueue(engine, "fused_del_fence");
-    await enqueue(
-      engine,
-      Outbound,
-      Array.from({ length: 4 }, () => ({ consumer: "c" })),
-    );
-    const mine = await claimBatch(engine, Outbound, { size: 2 });
-    const lost = mine[0] as (typeof mine)[number];
-    await engine
-      .execute(
-        update(Outbound)
-          .set({ claimToken: lost.claimToken + 1 })
-          .where({ id: lost.id }),
-      )
-      .rowsAffected();
+    const { Outbound, mine, lost } = await claimTwoLosingTheFirst("fused_del_fence");
     // Another one was reclaimed and is queued again, token unchanged: not `sending`, not deleted either.
     const requeued = mine[1] as (typeof mine)[number];
     await engine.execute(update(Outbound).set({ status: "queued" }).where({ id: requeued.id })).rowsAffected();
