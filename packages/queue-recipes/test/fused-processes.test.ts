@@ -78,12 +78,19 @@ describe.each(postgres)("fused worker processes on $name", (target) => {
       // only what the killed ones delivered (surviveFused() reclaims their claims once their lease ran out).
       leaseSeconds: 30,
       fused: true,
+      // All four start draining together: started one after another, the first ones could drain all
+      // 600 before a later one claimed anything (a quiet machine's CI did), and the wait below for
+      // that one's first delivery never ended.
+      barrier: true,
     };
     const workers = Array.from({ length: 4 }, () => forkWorker(target, config));
+    await Promise.all(workers.map(async (w) => expect((await w.next()).ready).toBe(true)));
+    for (const w of workers) w.go();
     // Two of them die while the others drain: at some point of a claim, a delivery or a settlement.
     const killed: number[] = [];
     for (const w of workers.slice(0, 2)) {
-      // Once it is working (its first delivery is in), at a random moment of its cycle.
+      // Once it is working (its first delivery is in), at a random moment of its cycle. Each lane's
+      // first claim takes 10 of the 600, so every worker delivers something.
       const worker = `pid-${w.child.pid}`;
       while ((await engine.execute(select(Delivery, ["id"]).where({ worker }).limit(1)).all()).length === 0) {
         await new Promise((resolve) => setTimeout(resolve, 20));
