@@ -8,6 +8,7 @@ import { engineFor, targets } from "./support/targets.js";
 
 const postgres = targets.filter((t) => t.name === "PostgreSQL");
 const others = targets.filter((t) => t.name !== "PostgreSQL");
+type TokenQueue = Awaited<ReturnType<typeof freshTokenQueue>>["Outbound"];
 
 describe.each(postgres)("settleAndClaim on $name", (target) => {
   let engine: Engine;
@@ -17,6 +18,30 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
   afterAll(async () => {
     await engine.close();
   });
+
+  /** 300 messages drained fused, 3 lanes of 16; every seventh fails its first attempt and is retried at once. */
+  async function drainFailingEverySeventh(Outbound: TokenQueue, options: { onSent?: "delete" }) {
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: 300 }, (_, i) => ({ consumer: `c${i % 5}`, idempotencyKey: `k${i}` })),
+    );
+    const deliveries = new Map<string, number>();
+    const failOnce = new Set<string>();
+    const totals = await drain(
+      engine,
+      Outbound,
+      (m) => {
+        deliveries.set(m.id, (deliveries.get(m.id) ?? 0) + 1);
+        if (Number(m.idempotencyKey?.slice(1)) % 7 === 0 && !failOnce.has(m.id)) {
+          failOnce.add(m.id);
+          throw new Error("boom");
+        }
+      },
+      { fused: true, ...options, batchSize: 16, concurrency: 3, backoff: () => 0 },
+    );
+    return { totals, deliveries, failOnce };
+  }
 
   /** Four messages queued, two claimed; the first of them then reclaimed by another worker, under a newer token. */
   async function claimTwoLosingTheFirst(name: string) {
@@ -252,28 +277,8 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
   });
 
   it("a drain with { fused: true } sends every message once, with failures retried after their backoff", async () => {
-    const { Outbound, Delivery } = await freshTokenQueue(engine, "fused_drain");
-    void Delivery;
-    await enqueue(
-      engine,
-      Outbound,
-      Array.from({ length: 300 }, (_, i) => ({ consumer: `c${i % 5}`, idempotencyKey: `k${i}` })),
-    );
-    const deliveries = new Map<string, number>();
-    const failOnce = new Set<string>();
-    const totals = await drain(
-      engine,
-      Outbound,
-      (m) => {
-        deliveries.set(m.id, (deliveries.get(m.id) ?? 0) + 1);
-        // Every seventh message fails its first attempt.
-        if (Number(m.idempotencyKey?.slice(1)) % 7 === 0 && !failOnce.has(m.id)) {
-          failOnce.add(m.id);
-          throw new Error("boom");
-        }
-      },
-      { fused: true, batchSize: 16, concurrency: 3, backoff: () => 0 },
-    );
+    const { Outbound } = await freshTokenQueue(engine, "fused_drain");
+    const { totals, deliveries, failOnce } = await drainFailingEverySeventh(Outbound, {});
     expect(totals.sent).toBe(300);
     expect(totals.retried).toBe(failOnce.size);
     expect(totals.stale).toBe(0);
@@ -289,25 +294,7 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
   });
   it("a drain with { fused: true, onSent: delete } delivers every message once and leaves no row behind", async () => {
     const { Outbound } = await freshTokenQueue(engine, "fused_del_drain");
-    await enqueue(
-      engine,
-      Outbound,
-      Array.from({ length: 300 }, (_, i) => ({ consumer: `c${i % 5}`, idempotencyKey: `k${i}` })),
-    );
-    const deliveries = new Map<string, number>();
-    const failOnce = new Set<string>();
-    const totals = await drain(
-      engine,
-      Outbound,
-      (m) => {
-        deliveries.set(m.id, (deliveries.get(m.id) ?? 0) + 1);
-        if (Number(m.idempotencyKey?.slice(1)) % 7 === 0 && !failOnce.has(m.id)) {
-          failOnce.add(m.id);
-          throw new Error("boom");
-        }
-      },
-      { fused: true, onSent: "delete", batchSize: 16, concurrency: 3, backoff: () => 0 },
-    );
+    const { totals, deliveries, failOnce } = await drainFailingEverySeventh(Outbound, { onSent: "delete" });
     expect(totals.sent).toBe(300);
     expect(totals.retried).toBe(failOnce.size);
     expect(failOnce.size).toBeGreaterThan(0);
