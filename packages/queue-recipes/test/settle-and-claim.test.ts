@@ -19,6 +19,22 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
     await engine.close();
   });
 
+  /** Three messages claimed 1, 2 and 3 times before: a batch of three token values. */
+  async function claimThreeTokens(name: string) {
+    const { Outbound } = await freshTokenQueue(engine, name);
+    await enqueue(
+      engine,
+      Outbound,
+      Array.from({ length: 3 }, () => ({ consumer: "c" })),
+    );
+    const all = await rowsOf(engine, Outbound);
+    for (const [i, row] of all.entries())
+      await engine.execute(update(Outbound).set({ claimToken: i }).where({ id: row.id })).rowsAffected();
+    const batch = await claimBatch(engine, Outbound, { size: 3 });
+    expect(new Set(batch.map((m) => m.claimToken)).size).toBe(3);
+    return { Outbound, batch };
+  }
+
   /** 300 messages drained fused, 3 lanes of 16; every seventh fails its first attempt and is retried at once. */
   async function drainFailingEverySeventh(Outbound: TokenQueue, options: { onSent?: "delete" }) {
     await enqueue(
@@ -182,18 +198,7 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
   });
 
   it("settles claims of different tokens in the same statement", async () => {
-    const { Outbound } = await freshTokenQueue(engine, "fused_tokens");
-    await enqueue(
-      engine,
-      Outbound,
-      Array.from({ length: 3 }, () => ({ consumer: "c" })),
-    );
-    // Three messages claimed 1, 2 and 3 times before: three token values in one batch.
-    const all = await rowsOf(engine, Outbound);
-    for (const [i, row] of all.entries())
-      await engine.execute(update(Outbound).set({ claimToken: i }).where({ id: row.id })).rowsAffected();
-    const batch = await claimBatch(engine, Outbound, { size: 3 });
-    expect(new Set(batch.map((m) => m.claimToken)).size).toBe(3);
+    const { Outbound, batch } = await claimThreeTokens("fused_tokens");
     const { settled, claimed } = await settleAndClaim(engine, Outbound, batch, { size: 3 });
     expect(settled).toEqual({ applied: 3, stale: 0 });
     expect(claimed).toEqual([]);
@@ -242,17 +247,7 @@ describe.each(postgres)("settleAndClaim on $name", (target) => {
   });
 
   it("with onSent: delete, settles claims of different tokens in the same statement", async () => {
-    const { Outbound } = await freshTokenQueue(engine, "fused_del_tokens");
-    await enqueue(
-      engine,
-      Outbound,
-      Array.from({ length: 3 }, () => ({ consumer: "c" })),
-    );
-    const all = await rowsOf(engine, Outbound);
-    for (const [i, row] of all.entries())
-      await engine.execute(update(Outbound).set({ claimToken: i }).where({ id: row.id })).rowsAffected();
-    const batch = await claimBatch(engine, Outbound, { size: 3 });
-    expect(new Set(batch.map((m) => m.claimToken)).size).toBe(3);
+    const { Outbound, batch } = await claimThreeTokens("fused_del_tokens");
     const { settled, claimed } = await settleAndClaim(engine, Outbound, batch, { size: 3, onSent: "delete" });
     expect(settled).toEqual({ applied: 3, stale: 0 });
     expect(claimed).toEqual([]);
