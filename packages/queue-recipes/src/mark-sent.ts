@@ -1,11 +1,11 @@
 import type { Executor, ModelClass } from "tempest-db-js";
-import { sql, ValidationError } from "tempest-db-js";
+import { sql } from "tempest-db-js";
 import { fencedDelete } from "./fenced-delete.js";
 import type { SettleResult } from "./fenced-update.js";
 import { constantSet, fencedUpdate } from "./fenced-update.js";
 import type { QueueOptions } from "./queue-options.js";
+import { onSentOf } from "./queue-options.js";
 import { queueTable } from "./queue-table.js";
-import { valueKind } from "./value-kind.js";
 
 /**
  * Marks claimed messages `sent` — only those still held by this claim (see `fencedUpdate`). With
@@ -18,9 +18,13 @@ export function markSent(
   options: QueueOptions = {},
 ): Promise<SettleResult> {
   const q = queueTable(model, options);
-  const onSent = options.onSent ?? "mark";
+  let onSent: "mark" | "delete";
+  try {
+    onSent = onSentOf(options, "markSent");
+  } catch (error) {
+    return Promise.reject(error);
+  }
   if (onSent === "delete") return fencedDelete(db, q, claims as Record<string, unknown>[]);
-  if (onSent !== "mark") return Promise.reject(new ValidationError(`markSent: onSent is "mark" or "delete", got ${valueKind(onSent)}`));
   const set = constantSet(q, "sentSet", () => ({ [q.f.status]: q.s.sent, [q.f.updatedAt]: sql.now() }));
   return fencedUpdate(db, q, claims as Record<string, unknown>[], set);
 }

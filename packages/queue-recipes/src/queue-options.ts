@@ -1,3 +1,6 @@
+import { ValidationError } from "tempest-db-js";
+import { valueKind } from "./value-kind.js";
+
 /**
  * The model fields the recipes read and write. The defaults are the guide's `Outbound` model; a
  * model whose fields are named differently maps them here (`{ fields: { status: "state" } }`).
@@ -90,3 +93,11 @@ export const defaultStatuses: QueueStatuses = Object.freeze({
   sent: "sent",
   failed: "failed",
 });
+
+/** How a delivered message is settled: `options.onSent`, "mark" by default; anything else is refused by name. */
+export function onSentOf(options: QueueOptions, where: string): "mark" | "delete" {
+  const onSent = options.onSent ?? "mark";
+  if (onSent !== "mark" && onSent !== "delete")
+    throw new ValidationError(`${where}: onSent is "mark" or "delete", got ${valueKind(onSent)}`);
+  return onSent;
+}

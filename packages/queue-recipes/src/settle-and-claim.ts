@@ -5,6 +5,7 @@ import { candidates, claimBatch, claimPlan, claimSet, sortDue } from "./claim-ba
 import type { SettleResult } from "./fenced-update.js";
 import { groupByToken } from "./fenced-update.js";
 import type { QueueOptions } from "./queue-options.js";
+import { onSentOf } from "./queue-options.js";
 import type { QueueTable } from "./queue-table.js";
 import { queueTable } from "./queue-table.js";
 import { retryStatement } from "./retry-statement.js";
@@ -37,9 +38,7 @@ export function checkFusable(
       "Use the two-statement cycle — drain()/work() without { fused: true }, or markSent() then claimBatch() — which is as safe and, on an in-process or single-round-trip driver, as fast.",
     );
   }
-  const onSent = (options as QueueOptions).onSent ?? "mark";
-  if (onSent !== "mark" && onSent !== "delete")
-    throw new ValidationError(`${where}: onSent is "mark" or "delete", got ${valueKind(onSent)}`);
+  onSentOf(options as QueueOptions, where);
   if (options.perConsumer !== undefined)
     throw new ValidationError(
       `${where}: fused does not combine with perConsumer (a fair claim is two statements by design); drop one of them`,
@@ -120,7 +119,7 @@ export async function settleAndClaim<M extends ModelClass<any>>(
 function fusedStatement(db: Executor, q: QueueTable, plan: ClaimPlan, groups: number, options: ClaimOptions) {
   const lock = plan.lock === undefined ? "none" : plan.lock.skipLocked ? "skip" : "wait";
   const consumer = options.consumer === undefined ? "" : JSON.stringify(options.consumer);
-  const onSent = (options as QueueOptions).onSent ?? "mark";
+  const onSent = onSentOf(options as QueueOptions, "settleAndClaim");
   return cachedPrepared(db.engineKey, q, `fused:${onSent}:${lock}:${options.size}:${consumer}:${groups}`, () => {
     const spec: Record<string, PlaceholderKind> = {};
     const idKind = (q.meta.byField.get(q.f.id) as ColumnMeta).kind;
@@ -134,17 +133,9 @@ function fusedStatement(db: Executor, q: QueueTable, plan: ClaimPlan, groups: nu
       // A batch of fresh messages shares one token: one `id = ANY($ids) AND fence = $token`.
       const fenced = fence.length === 1 ? fence[0] : or(...(fence as [Record<string, unknown>, ...Record<string, unknown>[]]));
       const sending = { [q.f.status]: q.s.sending };
-      const settlement =
-        onSent === "delete"
-          ? deleteFrom(q.model)
-              .where(sending as any)
-              .where(fenced as any)
-              .returning([q.f.id] as any)
-          : update(q.model)
-              .set({ [q.f.status]: q.s.sent, [q.f.updatedAt]: sql.now() } as any)
-              .where(sending as any)
-              .where(fenced as any)
-              .returning([q.f.id] as any);
+      const settling: any =
+        onSent === "delete" ? deleteFrom(q.model) : update(q.model).set({ [q.f.status]: q.s.sent, [q.f.updatedAt]: sql.now() } as any);
+      const settlement = settling.where(sending).where(fenced).returning([q.f.id]);
       const settled = cte("tempest_settled", settlement as any);
       const counted = cte(
         "tempest_settled_count",
